@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: GPL-2.0
+/* abtool: A/B measurements of ublk data paths across kernel variants. */
+#include <stdio.h>
+#include <string.h>
+
+#include "features.h"
+#include "serve.h"
+
+static const struct subcommand {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+} subcommands[] = {
+	{ "serve", cmd_serve, "serve one ublk device in the foreground" },
+	{ "features", cmd_features, "what the running kernel offers" },
+};
+
+static void usage(FILE *f)
+{
+	unsigned int i;
+
+	fprintf(f, "usage: abtool COMMAND [options]   (abtool COMMAND --help)\n");
+	for (i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++)
+		fprintf(f, "  %-10s %s\n", subcommands[i].name,
+			subcommands[i].summary);
+}
+
+int main(int argc, char **argv)
+{
+	unsigned int i;
+
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+		usage(stdout);
+		return 0;
+	}
+	for (i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++)
+		if (!strcmp(argv[1], subcommands[i].name))
+			return subcommands[i].fn(argc - 1, argv + 1);
+	fprintf(stderr, "abtool: unknown command '%s'\n", argv[1]);
+	usage(stderr);
+	return 2;
+}

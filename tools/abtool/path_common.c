@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Steps every data path shares: map a request to legs, flush, finish. */
+#include <errno.h>
+
+#include "path_common.h"
+
+/*
+ * Map the request on tag to legs through the target.  Returns the
+ * number of legs, or a negative errno after committing the request
+ * (so the caller just returns).  Flush is issued here too: it needs
+ * no data, so every path serves it the same way.
+ */
+int path_map_request(struct ublk_queue *q, unsigned int tag)
+{
+	const struct ublksrv_io_desc *iod = ublk_iod(q, tag);
+	const struct ublk_tgt *t = &q->dev->tgt;
+	struct ublk_io *io = &q->ios[tag];
+	unsigned int op = ublksrv_get_op(iod);
+	int n;
+
+	switch (op) {
+	case UBLK_IO_OP_READ:
+	case UBLK_IO_OP_WRITE:
+		break;
+	case UBLK_IO_OP_FLUSH:
+		if (!t->nr_fds) {
+			ublk_commit(q, tag, 0);
+			return -EAGAIN;
+		}
+		io->stage = PATH_STAGE_FLUSH;
+		ublk_submit_flush(q, tag);
+		return -EINPROGRESS;
+	default:
+		ublk_commit(q, tag, -EOPNOTSUPP);
+		return -EOPNOTSUPP;
+	}
+	n = t->ops->map(t, op == UBLK_IO_OP_WRITE, iod->start_sector << 9,
+			iod->nr_sectors << 9, io->legs);
+	if (n < 0) {
+		ublk_commit(q, tag, n);
+		return n;
+	}
+	io->nr_legs = n;
+	return n;
+}
+
+/* Result to commit: the request length when every SQE succeeded. */
+int path_result(struct ublk_queue *q, unsigned int tag)
+{
+	const struct ublksrv_io_desc *iod = ublk_iod(q, tag);
+	int res = q->ios[tag].res;
+
+	return res < 0 ? res : (int)(iod->nr_sectors << 9);
+}
+
+bool path_is_write(struct ublk_queue *q, unsigned int tag)
+{
+	return ublksrv_get_op(ublk_iod(q, tag)) == UBLK_IO_OP_WRITE;
+}

@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: GPL-2.0
+/* abtool serve: run one ublk device in the foreground until a signal. */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "serve.h"
+#include "size.h"
+#include "ublk.h"
+
+static volatile int serve_stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	serve_stop = 1;
+}
+
+static void serve_usage(FILE *f)
+{
+	fprintf(f,
+"usage: abtool serve -t TARGET [options]\n"
+"Serve one ublk device in the foreground; SIGINT/SIGTERM stop and delete it.\n"
+"  -t, --target NAME     target (below)\n"
+"  -b, --backing FILE    backing file or block device (repeat for mirror/stripe)\n"
+"  -p, --path NAME       data path (below; default copy)\n"
+"  -q, --queues N        hardware queues (default 1)\n"
+"  -d, --depth N         queue depth (default 64)\n"
+"  -s, --size SIZE       device size (null: required; else default: backing)\n"
+"      --chunk SIZE      stripe chunk (default 64K)\n"
+"      --max-io SIZE     largest request (default 512K)\n"
+"      --buffered        open backings without O_DIRECT\n"
+"      --ready-fd FD     write the device id to FD once the device is live\n"
+"targets:\n");
+	ublk_target_list(f);
+	fprintf(f, "data paths:\n");
+	ublk_path_list(f);
+}
+
+static int bad_arg(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "abtool serve: ");
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\n");
+	serve_usage(stderr);
+	return 2;
+}
+
+static int parse_size_opt(const char *name, const char *arg, uint64_t *v)
+{
+	if (parse_size(arg, v) == 0)
+		return 0;
+	fprintf(stderr, "abtool serve: --%s: '%s' is not a size\n", name, arg);
+	return -1;
+}
+
+int cmd_serve(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "target", required_argument, NULL, 't' },
+		{ "backing", required_argument, NULL, 'b' },
+		{ "path", required_argument, NULL, 'p' },
+		{ "queues", required_argument, NULL, 'q' },
+		{ "depth", required_argument, NULL, 'd' },
+		{ "size", required_argument, NULL, 's' },
+		{ "chunk", required_argument, NULL, 'c' },
+		{ "max-io", required_argument, NULL, 'm' },
+		{ "buffered", no_argument, NULL, 'B' },
+		{ "ready-fd", required_argument, NULL, 'r' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	struct ublk_dev_config c = {
+		.path = "copy", .nr_queues = 1, .depth = 64,
+		.max_io_bytes = 512 << 10,
+	};
+	struct ublk_dev *d;
+	uint64_t v;
+	int opt, ready_fd = -1, ret;
+	char err[256] = "";
+	char *end;
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "t:b:p:q:d:s:h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 't': c.target = optarg; break;
+		case 'p': c.path = optarg; break;
+		case 'b':
+			if (c.tgt.nr_backing == UBLK_MAX_BACKINGS)
+				return bad_arg("at most 8 backings, '%s' is one too many", optarg);
+			c.tgt.backing[c.tgt.nr_backing++] = optarg;
+			break;
+		case 'q':
+		case 'd':
+			v = strtoul(optarg, &end, 10);
+			if (*end || !v || v > UBLK_MAX_QUEUE_DEPTH)
+				return bad_arg("'%s' is not a valid count", optarg);
+			*(opt == 'q' ? &c.nr_queues : &c.depth) = v;
+			break;
+		case 's':
+			if (parse_size_opt("size", optarg, &c.tgt.size))
+				return 2;
+			break;
+		case 'c':
+			if (parse_size_opt("chunk", optarg, &v))
+				return 2;
+			c.tgt.chunk = v;
+			break;
+		case 'm':
+			if (parse_size_opt("max-io", optarg, &v))
+				return 2;
+			c.max_io_bytes = v;
+			break;
+		case 'B': c.tgt.buffered = true; break;
+		case 'r': ready_fd = atoi(optarg); break;
+		case 'h': serve_usage(stdout); return 0;
+		default: serve_usage(stderr); return 2;
+		}
+	}
+	if (optind < argc)
+		return bad_arg("unexpected argument '%s'", argv[optind]);
+	if (!c.target)
+		return bad_arg("%s", "no target given (-t)");
+
+	ublk_cleanup_stale(stderr);
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		return 1;
+	ret = ublk_dev_create(d, &c, err, sizeof(err));
+	if (ret == -EOPNOTSUPP) {
+		fprintf(stderr, "abtool serve: skip: data path %s: %s\n", c.path, err);
+		ublk_dev_destroy(d);
+		free(d);
+		return 4;
+	}
+	if (ret < 0) {
+		fprintf(stderr, "abtool serve: %s\n", err);
+		ublk_dev_destroy(d);
+		free(d);
+		return 1;
+	}
+	fprintf(stderr, "abtool serve: /dev/ublkb%d target=%s path=%s size=%llu queues=%u depth=%u\n",
+		d->dev_id, c.target, c.path,
+		(unsigned long long)d->tgt.dev_size, c.nr_queues, c.depth);
+	ret = ublk_dev_run(d, &serve_stop, ready_fd);
+	if (ret < 0)
+		fprintf(stderr, "abtool serve: ublk%d: %s\n", d->dev_id, strerror(-ret));
+	ublk_dev_destroy(d);
+	free(d);
+	return ret < 0 ? 1 : 0;
+}

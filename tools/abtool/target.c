@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The table of targets and what they share: opening backing files. */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "target.h"
+
+extern const struct ublk_target_ops target_null, target_loop, target_mirror,
+	target_stripe;
+
+static const struct ublk_target_ops *const targets[] = {
+	&target_null,
+	&target_loop,
+	&target_mirror,
+	&target_stripe,
+};
+
+const struct ublk_target_ops *ublk_target_find(const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < sizeof(targets) / sizeof(targets[0]); i++)
+		if (!strcmp(targets[i]->name, name))
+			return targets[i];
+	return NULL;
+}
+
+void ublk_target_list(FILE *f)
+{
+	unsigned int i;
+
+	for (i = 0; i < sizeof(targets) / sizeof(targets[0]); i++)
+		fprintf(f, "  %-10s %s\n", targets[i]->name, targets[i]->help);
+}
+
+static int backing_size(int fd, uint64_t *size)
+{
+	struct stat st;
+
+	if (fstat(fd, &st))
+		return -errno;
+	if (S_ISBLK(st.st_mode))
+		return ioctl(fd, BLKGETSIZE64, size) ? -errno : 0;
+	*size = st.st_size;
+	return 0;
+}
+
+/*
+ * Open every backing (O_DIRECT unless buffered was asked for or the file
+ * system refuses it) and set dev_size to the configured size, or to the
+ * smallest backing times per_backing_share.
+ */
+int target_open_backings(struct ublk_tgt *t, unsigned int nr_share,
+			 char *err, size_t errlen)
+{
+	uint64_t smallest = UINT64_MAX;
+	int i;
+
+	for (i = 0; i < t->cfg.nr_backing; i++) {
+		const char *path = t->cfg.backing[i];
+		int flags = O_RDWR | O_CLOEXEC;
+		uint64_t size;
+		int fd = -1, ret;
+
+		if (!t->cfg.buffered)
+			fd = open(path, flags | O_DIRECT);
+		if (fd < 0)
+			fd = open(path, flags);
+		if (fd < 0) {
+			snprintf(err, errlen, "cannot open backing %s: %s",
+				 path, strerror(errno));
+			return -errno;
+		}
+		t->fds[t->nr_fds++] = fd;
+		ret = backing_size(fd, &size);
+		if (ret < 0) {
+			snprintf(err, errlen, "cannot size backing %s: %s",
+				 path, strerror(-ret));
+			return ret;
+		}
+		if (size < smallest)
+			smallest = size;
+	}
+	if (t->cfg.size) {
+		if (t->cfg.nr_backing && t->cfg.size > smallest * nr_share) {
+			snprintf(err, errlen, "size %llu exceeds the backing capacity %llu",
+				 (unsigned long long)t->cfg.size,
+				 (unsigned long long)(smallest * nr_share));
+			return -EINVAL;
+		}
+		t->dev_size = t->cfg.size;
+	} else {
+		t->dev_size = smallest * nr_share;
+	}
+	t->dev_size &= ~511ULL;
+	if (!t->dev_size) {
+		snprintf(err, errlen, "device size is 0: give --size or non-empty backings");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+void target_close_backings(struct ublk_tgt *t)
+{
+	while (t->nr_fds > 0)
+		close(t->fds[--t->nr_fds]);
+}

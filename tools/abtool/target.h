@@ -1,0 +1,11 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef ABTOOL_TARGET_H
+#define ABTOOL_TARGET_H
+
+#include "ublk.h"
+
+int target_open_backings(struct ublk_tgt *t, unsigned int nr_share,
+			 char *err, size_t errlen);
+void target_close_backings(struct ublk_tgt *t);
+
+#endif

@@ -1,0 +1,25 @@
+// SPDX-License-Identifier: GPL-2.0
+/* loop: one backing file or block device, offsets map 1:1. */
+#include "target.h"
+
+static int loop_open(struct ublk_tgt *t, char *err, size_t errlen)
+{
+	return target_open_backings(t, 1, err, errlen);
+}
+
+static int loop_map(const struct ublk_tgt *t, bool write, uint64_t off,
+		    uint32_t len, struct ublk_leg *legs)
+{
+	(void)t, (void)write;
+	legs[0] = (struct ublk_leg){ .backing = 0, .off = off, .len = len };
+	return 1;
+}
+
+const struct ublk_target_ops target_loop = {
+	.name = "loop",
+	.help = "one backing file or block device",
+	.min_backing = 1,
+	.max_backing = 1,
+	.open = loop_open,
+	.map = loop_map,
+};

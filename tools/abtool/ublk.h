@@ -1,0 +1,196 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ublk server library: control path, per-queue io_uring loops, targets
+ * (where a request's bytes live) and data paths (how the bytes get
+ * between the request pages and the target).  A target maps a request
+ * to legs; a data path executes the legs.  Adding either is one file
+ * plus one table entry (target.c, path.c).
+ */
+#ifndef ABTOOL_UBLK_H
+#define ABTOOL_UBLK_H
+
+#include <linux/ublk_cmd.h>
+#include <liburing.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stddef.h>
+
+#define UBLK_MAX_LEGS		64
+#define UBLK_MAX_BACKINGS	8
+#define UBLK_MAX_QUEUES		16
+#define UBLK_CTRL_DEV		"/dev/ublk-control"
+
+/* One I/O of a request against one backing file. */
+struct ublk_leg {
+	int backing;		/* index into ublk_tgt.fds */
+	uint64_t off;		/* byte offset in the backing file */
+	uint32_t len;		/* bytes */
+	uint32_t buf_off;	/* byte offset inside the request data */
+};
+
+struct ublk_tgt_config {
+	const char *backing[UBLK_MAX_BACKINGS];
+	int nr_backing;
+	uint64_t size;		/* bytes; 0 = size of the smallest backing */
+	uint32_t chunk;		/* stripe chunk, bytes */
+	bool buffered;		/* do not open backings O_DIRECT */
+};
+
+struct ublk_tgt {
+	const struct ublk_target_ops *ops;
+	struct ublk_tgt_config cfg;
+	int fds[UBLK_MAX_BACKINGS];
+	int nr_fds;
+	uint64_t dev_size;
+	unsigned int read_leg;	/* mirror: which leg serves reads */
+};
+
+struct ublk_target_ops {
+	const char *name;
+	const char *help;
+	int min_backing, max_backing;
+	/* Open backings, set dev_size; 0 or -errno, with a message. */
+	int (*open)(struct ublk_tgt *t, char *err, size_t errlen);
+	/*
+	 * Fill legs for a READ or WRITE of [off, off + len); returns the
+	 * number of legs (0 = nothing to do, e.g. null) or -errno.
+	 */
+	int (*map)(const struct ublk_tgt *t, bool write, uint64_t off,
+		   uint32_t len, struct ublk_leg *legs);
+};
+
+struct ublk_queue;
+struct ublk_io;
+
+struct ublk_path_ops {
+	const char *name;
+	const char *help;
+	uint64_t dev_flags;	/* UBLK_F_* the device is created with */
+	/* 0 if this kernel can run the path, else -errno and a reason. */
+	int (*probe)(uint64_t features, char *why, size_t whylen);
+	int (*queue_init)(struct ublk_queue *q);
+	void (*queue_exit)(struct ublk_queue *q);
+	/* A new request arrived on tag: start it. */
+	void (*start)(struct ublk_queue *q, unsigned int tag);
+	/* A CQE of one of the request's SQEs (kind = USER_DATA_KIND). */
+	void (*cqe)(struct ublk_queue *q, unsigned int tag, unsigned int kind,
+		    unsigned int leg, int res);
+};
+
+/* user_data layout of the queue ring's SQEs */
+enum ublk_ud_kind {
+	UD_CMD = 0,		/* FETCH / COMMIT_AND_FETCH */
+	UD_LEG,			/* backing I/O of a leg */
+	UD_COPY,		/* user copy to/from the char device */
+	UD_FLUSH,		/* fsync of a backing */
+	UD_AUX,			/* data path private (install, remove, ...) */
+};
+static inline uint64_t ublk_ud(unsigned int tag, unsigned int kind,
+			       unsigned int leg)
+{
+	return (uint64_t)tag | (uint64_t)kind << 16 | (uint64_t)leg << 24;
+}
+
+struct ublk_io {
+	void *buf;		/* daemon buffer (copy, user_copy) */
+	struct ublk_leg legs[UBLK_MAX_LEGS];
+	int nr_legs;
+	int pending;		/* SQEs in flight for this request */
+	int res;		/* bytes done or first -errno */
+	unsigned int stage;	/* data path private */
+	bool fetched;		/* FETCH/COMMIT outstanding in the kernel */
+};
+
+struct ublk_stats {
+	uint64_t requests;
+	uint64_t sqes;
+	uint64_t enters;	/* io_uring_enter calls */
+	uint64_t copied_bytes;	/* bytes the daemon moved by copy syscalls */
+};
+
+struct ublk_dev;
+
+struct ublk_queue {
+	struct ublk_dev *dev;
+	unsigned int q_id;
+	unsigned int depth;
+	int cdev_fd;
+	struct ublksrv_io_desc *iods;
+	struct io_uring ring;
+	struct ublk_io *ios;
+	unsigned int active;	/* tags with a command in the kernel */
+	unsigned int inflight;	/* requests being served */
+	pthread_t thread;
+	int error;
+	struct ublk_stats stats;
+	void *path_priv;
+};
+
+struct ublk_dev {
+	int ctrl_fd;
+	struct io_uring ctrl_ring;
+	struct ublksrv_ctrl_dev_info info;
+	int dev_id;
+	int cdev_fd;
+	unsigned int nr_queues, depth;
+	uint32_t max_io_bytes;
+	const struct ublk_path_ops *path;
+	struct ublk_tgt tgt;
+	struct ublk_queue queues[UBLK_MAX_QUEUES];
+};
+
+/* target.c, path.c: the tables */
+const struct ublk_target_ops *ublk_target_find(const char *name);
+const struct ublk_path_ops *ublk_path_find(const char *name);
+void ublk_target_list(FILE *f);
+void ublk_path_list(FILE *f);
+extern const struct ublk_path_ops *const ublk_paths[];
+extern const unsigned int ublk_nr_paths;
+
+/* ublk_ctrl.c */
+int ublk_ctrl_open(struct ublk_dev *d);
+void ublk_ctrl_close(struct ublk_dev *d);
+int ublk_ctrl_get_features(struct ublk_dev *d, uint64_t *features);
+int ublk_ctrl_add(struct ublk_dev *d);
+int ublk_ctrl_set_params(struct ublk_dev *d, struct ublk_params *p);
+int ublk_ctrl_start(struct ublk_dev *d, int daemon_pid);
+int ublk_ctrl_stop(struct ublk_dev *d);
+int ublk_ctrl_del(struct ublk_dev *d);
+int ublk_ctrl_get_info(struct ublk_dev *d);
+int ublk_features(uint64_t *features);
+
+/* ublk_queue.c */
+int ublk_queue_setup(struct ublk_dev *d, unsigned int q_id);
+void ublk_queue_teardown(struct ublk_queue *q);
+void *ublk_queue_thread(void *arg);
+struct io_uring_sqe *ublk_get_sqe(struct ublk_queue *q);
+void ublk_commit(struct ublk_queue *q, unsigned int tag, int res);
+void ublk_submit_legs(struct ublk_queue *q, unsigned int tag, void *buf);
+void ublk_submit_flush(struct ublk_queue *q, unsigned int tag);
+void ublk_submit_user_copy(struct ublk_queue *q, unsigned int tag,
+			   bool to_dev);
+int ublk_leg_done(struct ublk_queue *q, unsigned int tag, int res);
+uint64_t ublk_user_copy_pos(unsigned int q_id, unsigned int tag);
+static inline const struct ublksrv_io_desc *
+ublk_iod(const struct ublk_queue *q, unsigned int tag)
+{
+	return &q->iods[tag];
+}
+
+/* ublk_dev.c: the whole device life cycle */
+struct ublk_dev_config {
+	const char *target;
+	const char *path;
+	struct ublk_tgt_config tgt;
+	unsigned int nr_queues, depth;
+	uint32_t max_io_bytes;
+};
+int ublk_dev_create(struct ublk_dev *d, const struct ublk_dev_config *c,
+		    char *err, size_t errlen);
+int ublk_dev_run(struct ublk_dev *d, volatile int *stop, int ready_fd);
+void ublk_dev_destroy(struct ublk_dev *d);
+int ublk_cleanup_stale(FILE *log);
+
+#endif

@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * One ublk queue: a thread with its own io_uring that holds a FETCH or
+ * COMMIT_AND_FETCH command in the kernel for every tag, hands new
+ * requests to the data path, and runs the SQEs the data path queues.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "ublk.h"
+
+uint64_t ublk_user_copy_pos(unsigned int q_id, unsigned int tag)
+{
+	return UBLKSRV_IO_BUF_OFFSET +
+	       ((uint64_t)q_id << UBLK_QID_OFF | (uint64_t)tag << UBLK_TAG_OFF);
+}
+
+/* An SQE, submitting queued ones first when the SQ is full. */
+struct io_uring_sqe *ublk_get_sqe(struct ublk_queue *q)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&q->ring);
+
+	if (!sqe) {
+		q->stats.enters++;
+		io_uring_submit(&q->ring);
+		sqe = io_uring_get_sqe(&q->ring);
+	}
+	/* 128-byte SQEs: clear both halves */
+	memset(sqe, 0, 2 * sizeof(*sqe));
+	q->stats.sqes++;
+	return sqe;
+}
+
+static void ublk_queue_io_cmd(struct ublk_queue *q, unsigned int tag,
+			      unsigned int op, int res)
+{
+	struct io_uring_sqe *sqe = ublk_get_sqe(q);
+	struct ublksrv_io_cmd *cmd = (struct ublksrv_io_cmd *)sqe->cmd;
+	struct ublk_io *io = &q->ios[tag];
+
+	sqe->opcode = IORING_OP_URING_CMD;
+	sqe->fd = q->cdev_fd;
+	sqe->cmd_op = op;
+	sqe->user_data = ublk_ud(tag, UD_CMD, 0);
+	cmd->q_id = q->q_id;
+	cmd->tag = tag;
+	cmd->result = res;
+	/* the copy path names the buffer the driver copies to/from */
+	cmd->addr = (q->dev->path->dev_flags & UBLK_F_USER_COPY) ?
+		    0 : (uintptr_t)io->buf;
+	io->fetched = true;
+}
+
+/* Complete the request on tag with res and fetch the next one. */
+void ublk_commit(struct ublk_queue *q, unsigned int tag, int res)
+{
+	q->inflight--;
+	ublk_queue_io_cmd(q, tag, UBLK_U_IO_COMMIT_AND_FETCH_REQ, res);
+}
+
+void ublk_submit_legs(struct ublk_queue *q, unsigned int tag, void *buf)
+{
+	const struct ublksrv_io_desc *iod = ublk_iod(q, tag);
+	bool write = ublksrv_get_op(iod) == UBLK_IO_OP_WRITE;
+	struct ublk_io *io = &q->ios[tag];
+	int i;
+
+	for (i = 0; i < io->nr_legs; i++) {
+		const struct ublk_leg *leg = &io->legs[i];
+		struct io_uring_sqe *sqe = ublk_get_sqe(q);
+		int fd = q->dev->tgt.fds[leg->backing];
+		char *p = (char *)buf + leg->buf_off;
+
+		if (write)
+			io_uring_prep_write(sqe, fd, p, leg->len, leg->off);
+		else
+			io_uring_prep_read(sqe, fd, p, leg->len, leg->off);
+		sqe->user_data = ublk_ud(tag, UD_LEG, i);
+		io->pending++;
+	}
+}
+
+void ublk_submit_flush(struct ublk_queue *q, unsigned int tag)
+{
+	struct ublk_io *io = &q->ios[tag];
+	int i;
+
+	for (i = 0; i < q->dev->tgt.nr_fds; i++) {
+		struct io_uring_sqe *sqe = ublk_get_sqe(q);
+
+		io_uring_prep_fsync(sqe, q->dev->tgt.fds[i],
+				    IORING_FSYNC_DATASYNC);
+		sqe->user_data = ublk_ud(tag, UD_FLUSH, i);
+		io->pending++;
+	}
+}
+
+/* pread/pwrite of the whole request between the char device and buf. */
+void ublk_submit_user_copy(struct ublk_queue *q, unsigned int tag,
+			   bool to_dev)
+{
+	const struct ublksrv_io_desc *iod = ublk_iod(q, tag);
+	struct io_uring_sqe *sqe = ublk_get_sqe(q);
+	struct ublk_io *io = &q->ios[tag];
+	unsigned int len = iod->nr_sectors << 9;
+	uint64_t pos = ublk_user_copy_pos(q->q_id, tag);
+
+	if (to_dev)
+		io_uring_prep_write(sqe, q->cdev_fd, io->buf, len, pos);
+	else
+		io_uring_prep_read(sqe, q->cdev_fd, io->buf, len, pos);
+	sqe->user_data = ublk_ud(tag, UD_COPY, 0);
+	io->pending++;
+	q->stats.copied_bytes += len;
+}
+
+/*
+ * Account one finished SQE of a request: the first error wins, otherwise
+ * bytes add up.  Returns true when the request has nothing in flight.
+ */
+int ublk_leg_done(struct ublk_queue *q, unsigned int tag, int res)
+{
+	struct ublk_io *io = &q->ios[tag];
+
+	if (res < 0 && io->res >= 0)
+		io->res = res;
+	io->pending--;
+	return io->pending == 0;
+}
+
+static void ublk_handle_cmd_cqe(struct ublk_queue *q, unsigned int tag,
+				int res)
+{
+	struct ublk_io *io = &q->ios[tag];
+
+	io->fetched = false;
+	if (res == UBLK_IO_RES_OK) {
+		q->inflight++;
+		q->stats.requests++;
+		io->res = 0;
+		io->pending = 0;
+		io->stage = 0;
+		io->nr_legs = 0;
+		q->dev->path->start(q, tag);
+		return;
+	}
+	/* -ENODEV: the device is stopping; anything else is a bug */
+	q->active--;
+	if (res != UBLK_IO_RES_ABORT && !q->error)
+		q->error = res;
+}
+
+static void ublk_handle_cqe(struct ublk_queue *q, struct io_uring_cqe *cqe)
+{
+	unsigned int tag = cqe->user_data & 0xffff;
+	unsigned int kind = (cqe->user_data >> 16) & 0xff;
+	unsigned int leg = (cqe->user_data >> 24) & 0xff;
+
+	if (kind == UD_CMD)
+		ublk_handle_cmd_cqe(q, tag, cqe->res);
+	else
+		q->dev->path->cqe(q, tag, kind, leg, cqe->res);
+}
+
+int ublk_queue_setup(struct ublk_dev *d, unsigned int q_id)
+{
+	struct ublk_queue *q = &d->queues[q_id];
+	size_t iod_len = d->depth * sizeof(struct ublksrv_io_desc);
+	long pg = sysconf(_SC_PAGESIZE);
+	unsigned int i;
+	int ret;
+
+	q->dev = d;
+	q->q_id = q_id;
+	q->depth = d->depth;
+	q->cdev_fd = d->cdev_fd;
+	iod_len = (iod_len + pg - 1) / pg * pg;
+	q->iods = mmap(NULL, iod_len, PROT_READ, MAP_SHARED | MAP_POPULATE,
+		       q->cdev_fd, UBLKSRV_CMD_BUF_OFFSET +
+		       (off_t)q_id * UBLK_MAX_QUEUE_DEPTH *
+		       sizeof(struct ublksrv_io_desc));
+	if (q->iods == MAP_FAILED) {
+		q->iods = NULL;
+		return -errno;
+	}
+	q->ios = calloc(q->depth, sizeof(*q->ios));
+	if (!q->ios)
+		return -ENOMEM;
+	/* room for every tag's command plus its legs and copies */
+	ret = io_uring_queue_init(q->depth * 4, &q->ring,
+				  IORING_SETUP_SQE128 |
+				  IORING_SETUP_COOP_TASKRUN);
+	if (ret < 0)
+		return ret;
+	for (i = 0; i < q->depth; i++) {
+		if (posix_memalign(&q->ios[i].buf, 4096, d->max_io_bytes))
+			return -ENOMEM;
+		memset(q->ios[i].buf, 0, d->max_io_bytes);
+	}
+	return d->path->queue_init ? d->path->queue_init(q) : 0;
+}
+
+void ublk_queue_teardown(struct ublk_queue *q)
+{
+	unsigned int i;
+
+	if (q->dev && q->dev->path->queue_exit && q->ring.ring_fd > 0)
+		q->dev->path->queue_exit(q);
+	if (q->ring.ring_fd > 0)
+		io_uring_queue_exit(&q->ring);
+	if (q->ios)
+		for (i = 0; i < q->depth; i++)
+			free(q->ios[i].buf);
+	free(q->ios);
+	if (q->iods)
+		munmap(q->iods, q->depth * sizeof(struct ublksrv_io_desc));
+	q->ios = NULL;
+	q->iods = NULL;
+}
+
+void *ublk_queue_thread(void *arg)
+{
+	struct ublk_queue *q = arg;
+	unsigned int i;
+	sigset_t all;
+
+	/* signals belong to the main thread, which stops the device */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+
+	for (i = 0; i < q->depth; i++)
+		ublk_queue_io_cmd(q, i, UBLK_U_IO_FETCH_REQ, 0);
+	q->active = q->depth;
+
+	while (q->active || q->inflight) {
+		struct io_uring_cqe *cqe;
+		unsigned int head, n = 0;
+		int ret;
+
+		q->stats.enters++;
+		ret = io_uring_submit_and_wait(&q->ring, 1);
+		if (ret < 0 && ret != -EINTR && ret != -EAGAIN) {
+			q->error = ret;
+			break;
+		}
+		io_uring_for_each_cqe(&q->ring, head, cqe) {
+			ublk_handle_cqe(q, cqe);
+			n++;
+		}
+		io_uring_cq_advance(&q->ring, n);
+	}
+	return NULL;
+}
