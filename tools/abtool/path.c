@@ -4,11 +4,12 @@
 
 #include "ublk.h"
 
-extern const struct ublk_path_ops path_copy, path_user_copy;
+extern const struct ublk_path_ops path_copy, path_user_copy, path_splice;
 
 const struct ublk_path_ops *const ublk_paths[] = {
 	&path_copy,
 	&path_user_copy,
+	&path_splice,
 };
 const unsigned int ublk_nr_paths = sizeof(ublk_paths) / sizeof(ublk_paths[0]);
 

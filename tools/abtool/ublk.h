@@ -68,6 +68,7 @@ struct ublk_path_ops {
 	const char *name;
 	const char *help;
 	uint64_t dev_flags;	/* UBLK_F_* the device is created with */
+	bool kernel_copies;	/* the driver copies every request's bytes */
 	/* 0 if this kernel can run the path, else -errno and a reason. */
 	int (*probe)(uint64_t features, char *why, size_t whylen);
 	int (*queue_init)(struct ublk_queue *q);
@@ -103,8 +104,10 @@ struct ublk_io {
 	bool fetched;		/* FETCH/COMMIT outstanding in the kernel */
 };
 
+/* Counters of one queue; may live in memory shared with abtool run. */
 struct ublk_stats {
 	uint64_t requests;
+	uint64_t bytes;		/* request bytes served */
 	uint64_t sqes;
 	uint64_t enters;	/* io_uring_enter calls */
 	uint64_t copied_bytes;	/* bytes the daemon moved by copy syscalls */
@@ -124,7 +127,8 @@ struct ublk_queue {
 	unsigned int inflight;	/* requests being served */
 	pthread_t thread;
 	int error;
-	struct ublk_stats stats;
+	struct ublk_stats *stats;
+	struct ublk_stats own_stats;
 	void *path_priv;
 };
 
@@ -186,6 +190,8 @@ struct ublk_dev_config {
 	struct ublk_tgt_config tgt;
 	unsigned int nr_queues, depth;
 	uint32_t max_io_bytes;
+	/* nr_queues counters to update instead of the queues' own */
+	struct ublk_stats *shared_stats;
 };
 int ublk_dev_create(struct ublk_dev *d, const struct ublk_dev_config *c,
 		    char *err, size_t errlen);

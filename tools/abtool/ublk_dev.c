@@ -154,6 +154,8 @@ int ublk_dev_create(struct ublk_dev *d, const struct ublk_dev_config *c,
 		ret = ublk_queue_setup(d, i);
 		if (ret < 0)
 			FAIL(ret, "queue %u setup: %s", i, strerror(-ret));
+		if (c->shared_stats)
+			d->queues[i].stats = &c->shared_stats[i];
 	}
 	return 0;
 }

@@ -25,13 +25,13 @@ struct io_uring_sqe *ublk_get_sqe(struct ublk_queue *q)
 	struct io_uring_sqe *sqe = io_uring_get_sqe(&q->ring);
 
 	if (!sqe) {
-		q->stats.enters++;
+		q->stats->enters++;
 		io_uring_submit(&q->ring);
 		sqe = io_uring_get_sqe(&q->ring);
 	}
 	/* 128-byte SQEs: clear both halves */
 	memset(sqe, 0, 2 * sizeof(*sqe));
-	q->stats.sqes++;
+	q->stats->sqes++;
 	return sqe;
 }
 
@@ -115,7 +115,7 @@ void ublk_submit_user_copy(struct ublk_queue *q, unsigned int tag,
 		io_uring_prep_read(sqe, q->cdev_fd, io->buf, len, pos);
 	sqe->user_data = ublk_ud(tag, UD_COPY, 0);
 	io->pending++;
-	q->stats.copied_bytes += len;
+	q->stats->copied_bytes += len;
 }
 
 /*
@@ -140,7 +140,8 @@ static void ublk_handle_cmd_cqe(struct ublk_queue *q, unsigned int tag,
 	io->fetched = false;
 	if (res == UBLK_IO_RES_OK) {
 		q->inflight++;
-		q->stats.requests++;
+		q->stats->requests++;
+		q->stats->bytes += (uint64_t)ublk_iod(q, tag)->nr_sectors << 9;
 		io->res = 0;
 		io->pending = 0;
 		io->stage = 0;
@@ -178,6 +179,7 @@ int ublk_queue_setup(struct ublk_dev *d, unsigned int q_id)
 	q->q_id = q_id;
 	q->depth = d->depth;
 	q->cdev_fd = d->cdev_fd;
+	q->stats = &q->own_stats;
 	iod_len = (iod_len + pg - 1) / pg * pg;
 	q->iods = mmap(NULL, iod_len, PROT_READ, MAP_SHARED | MAP_POPULATE,
 		       q->cdev_fd, UBLKSRV_CMD_BUF_OFFSET +
@@ -241,7 +243,7 @@ void *ublk_queue_thread(void *arg)
 		unsigned int head, n = 0;
 		int ret;
 
-		q->stats.enters++;
+		q->stats->enters++;
 		ret = io_uring_submit_and_wait(&q->ring, 1);
 		if (ret < 0 && ret != -EINTR && ret != -EAGAIN) {
 			q->error = ret;

@@ -1,0 +1,42 @@
+# ublk zero-copy, three ways, measured.
+#
+#   make ab       build what is missing, boot each variant, run the A/B
+#                 matrix, print the comparison (QUICK=1: ~3 min smoke)
+#   make check    every test: host unit tests, then each variant's kernel
+#                 (perf and debug flavors) booted with the selftests
+#   make kernels  build every variant x flavor that has patches
+#   make lint     checkpatch --strict, per-patch builds, sparse
+#   make clean    remove build/ (the ccache in ~/.cache/ccache stays)
+#
+# Each target installs what it needs (apt packages, kernel source).
+
+SHELL := /bin/bash
+VARIANTS ?= base splice-rsrc fused
+FLAVORS ?= perf debug
+
+all: check
+
+deps:
+	scripts/deps
+
+kernels: deps
+	@for v in $(VARIANTS); do \
+		if [ $$v != base ] && ! ls patches/$$v/0001-*.patch >/dev/null 2>&1; then \
+			echo "variant $$v: no patches yet, not built"; continue; fi; \
+		for f in $(FLAVORS); do scripts/kernel-build $$v $$f || exit 1; done; \
+	done
+
+check:
+	scripts/check
+
+ab:
+	scripts/ab $(if $(QUICK),--quick) $(AB_ARGS)
+
+lint:
+	scripts/lint
+
+clean:
+	rm -rf build
+	$(MAKE) -C tools/abtool clean
+
+.PHONY: all deps kernels check ab lint clean

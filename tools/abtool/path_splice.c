@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * splice: the splice-rsrc series.  Each request's pages are installed in
+ * the ring's registered-buffer table (slot = tag) with IORING_OP_SPLICE_FROM,
+ * the legs are READ_FIXED/WRITE_FIXED at byte offsets into that buffer,
+ * and IORING_OP_BUF_REMOVE empties the slot; all in one submission,
+ * unlinked.  This relies on the series' ordering rule: unlinked SQEs are
+ * prepared and issued in submission order, install and remove complete
+ * inline, and a leg takes its own reference to the buffer at prep, so
+ * the legs run concurrently and outlive the remove.
+ *
+ * Install and remove post CQEs only when they fail (CQE_SKIP_SUCCESS),
+ * so a mirror write costs N + 2 SQEs and N CQEs.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "features.h"
+#include "path_common.h"
+
+/* uAPI of patches/splice-rsrc (include/uapi/linux/io_uring.h) */
+#define IORING_OP_SPLICE_FROM	58
+#define IORING_OP_BUF_REMOVE	59
+
+enum { AUX_INSTALL, AUX_REMOVE };
+
+static int splice_probe(uint64_t features, char *why, size_t whylen)
+{
+	/* the fused series also adds op 58; only splice-rsrc has both */
+	if (!(features & UBLK_F_SUPPORT_ZERO_COPY) ||
+	    !uring_op_supported(IORING_OP_SPLICE_FROM) ||
+	    !uring_op_supported(IORING_OP_BUF_REMOVE)) {
+		snprintf(why, whylen, "kernel lacks IORING_OP_SPLICE_FROM/BUF_REMOVE "
+			 "or ublk UBLK_F_SUPPORT_ZERO_COPY (splice-rsrc series)");
+		return -EOPNOTSUPP;
+	}
+	return 0;
+}
+
+static int splice_queue_init(struct ublk_queue *q)
+{
+	/* one empty slot per tag */
+	return io_uring_register_buffers_sparse(&q->ring, q->depth);
+}
+
+static void prep_aux(struct ublk_queue *q, unsigned int tag, int op, int fd,
+		     unsigned int len, uint64_t off, bool skip_success,
+		     unsigned int which)
+{
+	struct io_uring_sqe *sqe = ublk_get_sqe(q);
+
+	io_uring_prep_rw(op, sqe, fd, NULL, len, off);
+	sqe->buf_index = tag;
+	sqe->user_data = ublk_ud(tag, UD_AUX, which);
+	if (skip_success)
+		sqe->flags |= IOSQE_CQE_SKIP_SUCCESS;
+}
+
+static void splice_start(struct ublk_queue *q, unsigned int tag)
+{
+	const struct ublksrv_io_desc *iod = ublk_iod(q, tag);
+	struct ublk_io *io = &q->ios[tag];
+	bool write = path_is_write(q, tag);
+	int n = path_map_request(q, tag), i;
+
+	if (n < 0)
+		return;
+	prep_aux(q, tag, IORING_OP_SPLICE_FROM, q->cdev_fd,
+		 iod->nr_sectors << 9, ublk_user_copy_pos(q->q_id, tag),
+		 true, AUX_INSTALL);
+	for (i = 0; i < n; i++) {
+		const struct ublk_leg *leg = &io->legs[i];
+		struct io_uring_sqe *sqe = ublk_get_sqe(q);
+		int fd = q->dev->tgt.fds[leg->backing];
+
+		/* addr is a byte offset into the installed buffer */
+		io_uring_prep_rw(write ? IORING_OP_WRITE_FIXED : IORING_OP_READ_FIXED,
+				 sqe, fd, (void *)(uintptr_t)leg->buf_off,
+				 leg->len, leg->off);
+		sqe->buf_index = tag;
+		sqe->user_data = ublk_ud(tag, UD_LEG, i);
+		io->pending++;
+	}
+	/* with no legs (null) the remove's CQE tells us the handoff is done */
+	prep_aux(q, tag, IORING_OP_BUF_REMOVE, -1, 0, 0, n > 0, AUX_REMOVE);
+	if (!n)
+		io->pending++;
+}
+
+static void splice_cqe(struct ublk_queue *q, unsigned int tag,
+		       unsigned int kind, unsigned int leg, int res)
+{
+	struct ublk_io *io = &q->ios[tag];
+
+	if (kind == UD_AUX && (io->nr_legs || leg == AUX_INSTALL)) {
+		/* a skipped-on-success install/remove failed */
+		fprintf(stderr, "abtool: queue %u tag %u: %s failed: %s\n",
+			q->q_id, tag, leg == AUX_INSTALL ? "SPLICE_FROM" : "BUF_REMOVE",
+			strerror(-res));
+		if (io->pending && io->res >= 0)
+			io->res = res;
+		return;
+	}
+	if (ublk_leg_done(q, tag, res))
+		ublk_commit(q, tag, path_result(q, tag));
+}
+
+const struct ublk_path_ops path_splice = {
+	.name = "splice",
+	.help = "request pages installed as a registered buffer (splice-rsrc)",
+	.dev_flags = UBLK_F_USER_COPY | UBLK_F_SUPPORT_ZERO_COPY,
+	.probe = splice_probe,
+	.queue_init = splice_queue_init,
+	.start = splice_start,
+	.cqe = splice_cqe,
+};
