@@ -3,7 +3,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "compare.h"
 #include "features.h"
+#include "load.h"
+#include "run.h"
 #include "serve.h"
 
 static const struct subcommand {
@@ -12,6 +15,9 @@ static const struct subcommand {
 	const char *summary;
 } subcommands[] = {
 	{ "serve", cmd_serve, "serve one ublk device in the foreground" },
+	{ "run", cmd_run, "measure the matrix on every data path (JSON lines)" },
+	{ "load", cmd_load, "run a workload on a device or file" },
+	{ "compare", cmd_compare, "compare trials: tables, deltas, p-values, plots" },
 	{ "features", cmd_features, "what the running kernel offers" },
 };
 

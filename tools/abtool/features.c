@@ -105,9 +105,26 @@ static void print_json(const char *release, int ublk_ret, uint64_t features)
 	json_object_put(o);
 }
 
+/* One line per data path abtool knows: "NAME yes" or "NAME no: why". */
+static void print_paths(int ublk_ret, uint64_t features)
+{
+	unsigned int i;
+
+	for (i = 0; i < ublk_nr_paths; i++) {
+		char why[128] = "";
+		int ret = ublk_ret < 0 ? ublk_ret :
+			  ublk_paths[i]->probe(features, why, sizeof(why));
+
+		if (ublk_ret < 0)
+			snprintf(why, sizeof(why), "no ublk: %s", strerror(-ublk_ret));
+		printf("%s %s%s%s\n", ublk_paths[i]->name, ret ? "no" : "yes",
+		       *why ? ": " : "", why);
+	}
+}
+
 int cmd_features(int argc, char **argv)
 {
-	bool json = false;
+	bool json = false, paths = false;
 	uint64_t features = 0;
 	struct utsname u;
 	int i, ret;
@@ -115,20 +132,24 @@ int cmd_features(int argc, char **argv)
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--json")) {
 			json = true;
+		} else if (!strcmp(argv[i], "--paths")) {
+			paths = true;
 		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			printf("usage: abtool features [--json]\n"
+			printf("usage: abtool features [--json | --paths]\n"
 			       "What the running kernel offers: ublk feature flags, io_uring ops,\n"
-			       "and which data paths can run.\n");
+			       "and which data paths can run (--paths: one line per path).\n");
 			return 0;
 		} else {
 			fprintf(stderr, "abtool features: unknown argument '%s'\n"
-				"usage: abtool features [--json]\n", argv[i]);
+				"usage: abtool features [--json | --paths]\n", argv[i]);
 			return 2;
 		}
 	}
 	uname(&u);
 	ret = ublk_features(&features);
-	if (json)
+	if (paths)
+		print_paths(ret, features);
+	else if (json)
 		print_json(u.release, ret, features);
 	else
 		print_text(u.release, ret, features);

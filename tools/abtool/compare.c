@@ -1,0 +1,278 @@
+// SPDX-License-Identifier: GPL-2.0
+/* abtool compare: pool trial records, compare configs, print the report. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compare.h"
+#include "plot.h"
+#include "report.h"
+#include "results.h"
+
+#define MAX_METRICS	64
+
+struct compare_args {
+	struct report_opts opts;
+	const char *format;
+	const char *output;
+	const char *outdir;
+	const char *plotdir;
+	char *metric_buf;
+	const char *metrics[MAX_METRICS];
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: abtool compare [options] FILE.json...\n"
+"Compare trial records (JSON lines; - is stdin), benchstat style.\n"
+"\n"
+"  -m, --metrics LIST       metrics to show, comma-separated, or \"all\"\n"
+"                           (default: iops,lat_p99_us,server_cpu_us_per_io)\n"
+"  -f, --format FMT         text (default), markdown, csv, json\n"
+"  -o, --output FILE        write the report to FILE, not stdout\n"
+"      --outdir DIR         also write DIR/report.{txt,md,csv,json}\n"
+"      --plot DIR           gnuplot bar charts: DIR/METRIC.{svg,png,gp,dat}\n"
+"      --by KEY             columns: variant,path (default), variant,\n"
+"                           path, or file (input file basename)\n"
+"      --baseline LABEL     baseline column (default: the first seen)\n"
+"      --alpha A            significance level (default 0.05)\n"
+"      --allow-mixed-clock  compare wall and icount trials anyway\n"
+"  -h, --help               this text\n"
+"\n"
+"Rows are cells (target, legs, rw, bs, iodepth, jobs).  Entries show the\n"
+"median +-half the IQR (as %% of the median); other columns show the\n"
+"delta vs the baseline when a two-sided Mann-Whitney U test gives\n"
+"p < alpha, \"~\" when not (\"~*\": too few trials to ever tell).\n"
+"See abtool-compare(1).\n");
+}
+
+static int usage_error(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "abtool compare: ");
+	fprintf(stderr, fmt, arg);
+	fputc('\n', stderr);
+	usage(stderr);
+	return 2;
+}
+
+static int parse_metrics(struct compare_args *a, const char *list)
+{
+	char *tok, *save;
+	size_t n = 0;
+
+	free(a->metric_buf);
+	a->metric_buf = strdup(list);
+	if (!a->metric_buf)
+		return -ENOMEM;
+	if (!strcmp(list, "all")) {
+		a->opts.all_metrics = true;
+		return 0;
+	}
+	for (tok = strtok_r(a->metric_buf, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (n == MAX_METRICS)
+			return -E2BIG;
+		a->metrics[n++] = tok;
+	}
+	if (!n)
+		return -EINVAL;
+	a->opts.all_metrics = false;
+	a->opts.metrics = a->metrics;
+	a->opts.nr_metrics = n;
+	return 0;
+}
+
+static int parse_alpha(const char *s, double *alpha)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || !(v > 0 && v < 1))
+		return -EINVAL;
+	*alpha = v;
+	return 0;
+}
+
+enum {
+	OPT_OUTDIR = 256,
+	OPT_PLOT,
+	OPT_BY,
+	OPT_BASELINE,
+	OPT_ALPHA,
+	OPT_MIXED_CLOCK,
+};
+
+static const struct option long_options[] = {
+	{ "metrics", required_argument, NULL, 'm' },
+	{ "format", required_argument, NULL, 'f' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "outdir", required_argument, NULL, OPT_OUTDIR },
+	{ "plot", required_argument, NULL, OPT_PLOT },
+	{ "by", required_argument, NULL, OPT_BY },
+	{ "baseline", required_argument, NULL, OPT_BASELINE },
+	{ "alpha", required_argument, NULL, OPT_ALPHA },
+	{ "allow-mixed-clock", no_argument, NULL, OPT_MIXED_CLOCK },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* Returns -1 to go on, else the exit status. */
+static int parse_args(int argc, char **argv, struct compare_args *a)
+{
+	int opt;
+
+	optind = 0;	/* full getopt reset: cmd_compare may run twice */
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":m:f:o:h", long_options,
+				  NULL)) != -1) {
+		switch (opt) {
+		case 'm':
+			if (parse_metrics(a, optarg))
+				return usage_error("bad metric list '%s'",
+						   optarg);
+			break;
+		case 'f':
+			if (!report_format_find(optarg))
+				return usage_error("unknown format '%s'",
+						   optarg);
+			a->format = optarg;
+			break;
+		case 'o':
+			a->output = optarg;
+			break;
+		case OPT_OUTDIR:
+			a->outdir = optarg;
+			break;
+		case OPT_PLOT:
+			a->plotdir = optarg;
+			break;
+		case OPT_BY:
+			if (report_parse_by(optarg, &a->opts.by))
+				return usage_error("--by wants variant, path, "
+						   "variant,path or file, not "
+						   "'%s'", optarg);
+			break;
+		case OPT_BASELINE:
+			a->opts.baseline = optarg;
+			break;
+		case OPT_ALPHA:
+			if (parse_alpha(optarg, &a->opts.alpha))
+				return usage_error("--alpha wants a number "
+						   "between 0 and 1, not '%s'",
+						   optarg);
+			break;
+		case OPT_MIXED_CLOCK:
+			a->opts.allow_mixed_clock = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		case ':':
+			return usage_error("%s needs an argument",
+					   argv[optind - 1]);
+		default:
+			return usage_error("unknown option '%s'",
+					   argv[optind - 1]);
+		}
+	}
+	if (optind >= argc)
+		return usage_error("%s", "no input files");
+	return -1;
+}
+
+static int read_inputs(int argc, char **argv, struct trial_set *set)
+{
+	char err[512];
+	int i;
+
+	for (i = optind; i < argc; i++) {
+		if (results_read_file(set, argv[i], err, sizeof(err))) {
+			fprintf(stderr, "abtool compare: %s\n", err);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static int write_report(const struct report *r, const struct compare_args *a)
+{
+	FILE *out = stdout;
+	int ret;
+
+	if (a->output) {
+		out = fopen(a->output, "w");
+		if (!out) {
+			fprintf(stderr, "abtool compare: %s: %s\n", a->output,
+				strerror(errno));
+			return 1;
+		}
+	}
+	ret = report_emit(r, a->format, out);
+	if (out != stdout && fclose(out) && !ret)
+		ret = -EIO;
+	if (ret) {
+		fprintf(stderr, "abtool compare: writing %s: %s\n",
+			a->output ? a->output : "stdout", strerror(-ret));
+		return 1;
+	}
+	return 0;
+}
+
+static int write_extras(const struct report *r, const struct compare_args *a)
+{
+	char err[512];
+	int ret;
+
+	if (a->outdir && report_write_outdir(r, a->outdir, err, sizeof(err))) {
+		fprintf(stderr, "abtool compare: %s\n", err);
+		return 1;
+	}
+	if (!a->plotdir)
+		return 0;
+	ret = plot_write(r, a->plotdir, err, sizeof(err));
+	if (ret == PLOT_NO_GNUPLOT) {
+		/* the tables are what matters; say so and go on */
+		fprintf(stderr, "abtool compare: %s\n", err);
+		return 0;
+	}
+	if (ret) {
+		fprintf(stderr, "abtool compare: plot: %s\n", err);
+		return 1;
+	}
+	return 0;
+}
+
+int cmd_compare(int argc, char **argv)
+{
+	struct compare_args a = { .format = "text" };
+	struct report *r = NULL;
+	struct trial_set set;
+	char err[512];
+	int ret;
+
+	report_opts_init(&a.opts);
+	trial_set_init(&set);
+	ret = parse_args(argc, argv, &a);
+	if (ret >= 0)
+		goto out;
+	ret = read_inputs(argc, argv, &set);
+	if (ret)
+		goto out;
+	if (report_build(&set, &a.opts, &r, err, sizeof(err))) {
+		fprintf(stderr, "abtool compare: %s\n", err);
+		ret = 1;
+		goto out;
+	}
+	ret = write_report(r, &a);
+	if (!ret)
+		ret = write_extras(r, &a);
+out:
+	report_free(r);
+	trial_set_release(&set);
+	free(a.metric_buf);
+	return ret;
+}

@@ -1,0 +1,833 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Pool trials into cells x configs and compare each config to the baseline. */
+#include <errno.h>
+#include <libgen.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "report.h"
+
+extern const struct report_format report_text, report_md, report_csv,
+	report_json;
+
+const struct report_format *const report_formats[] = {
+	&report_text,
+	&report_md,
+	&report_csv,
+	&report_json,
+	NULL,
+};
+
+static const char *const by_names[] = {
+	[REPORT_BY_VARIANT_PATH] = "variant,path",
+	[REPORT_BY_VARIANT] = "variant",
+	[REPORT_BY_PATH] = "path",
+	[REPORT_BY_FILE] = "file",
+};
+
+void report_opts_init(struct report_opts *opts)
+{
+	memset(opts, 0, sizeof(*opts));
+	opts->by = REPORT_BY_VARIANT_PATH;
+	opts->alpha = REPORT_ALPHA;
+}
+
+int report_parse_by(const char *s, enum report_by *by)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(by_names) / sizeof(by_names[0]); i++) {
+		if (!strcmp(s, by_names[i])) {
+			*by = (enum report_by)i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+const char *report_by_name(enum report_by by)
+{
+	return by_names[by];
+}
+
+static int fail(char *err, size_t errlen, int ret, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return ret;
+}
+
+/* ---- string sets ---- */
+
+static ssize_t strlist_find(const struct strlist *l, const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < l->nr; i++)
+		if (!strcmp(l->v[i], s))
+			return (ssize_t)i;
+	return -1;
+}
+
+/* Add @s unless present; returns its index or -ENOMEM. */
+static ssize_t strlist_add(struct strlist *l, const char *s)
+{
+	ssize_t i = strlist_find(l, s);
+	char **v;
+
+	if (i >= 0)
+		return i;
+	v = realloc(l->v, (l->nr + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	l->v = v;
+	v[l->nr] = strdup(s);
+	if (!v[l->nr])
+		return -ENOMEM;
+	return (ssize_t)l->nr++;
+}
+
+static void strlist_free(struct strlist *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->nr; i++)
+		free(l->v[i]);
+	free(l->v);
+	l->v = NULL;
+	l->nr = 0;
+}
+
+void report_join(const struct strlist *l, const char *sep,
+		 char *buf, size_t len)
+{
+	size_t i, used = 0;
+
+	if (len)
+		buf[0] = '\0';
+	for (i = 0; i < l->nr && used < len; i++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%s",
+					 i ? sep : "", l->v[i]);
+}
+
+/* ---- environment of a group of trials ---- */
+
+static const char *or_unknown(const char *s)
+{
+	return *s ? s : "unknown";
+}
+
+static int env_add(struct report_env *env, const struct trial *t)
+{
+	char kernel[2 * TRIAL_STR_MAX + 2];
+
+	if (*t->variant || *t->kernel) {
+		snprintf(kernel, sizeof(kernel), "%s%s%s", t->variant,
+			 *t->variant ? " " : "", or_unknown(t->kernel));
+		if (strlist_add(&env->kernels, kernel) < 0)
+			return -ENOMEM;
+	}
+	if (strlist_add(&env->clocks, or_unknown(t->clock)) < 0 ||
+	    strlist_add(&env->accels, or_unknown(t->accel)) < 0 ||
+	    strlist_add(&env->flavors, or_unknown(t->flavor)) < 0 ||
+	    strlist_add(&env->hosts, or_unknown(t->host)) < 0)
+		return -ENOMEM;
+	if (*t->date) {
+		if (!*env->date_first || strcmp(t->date, env->date_first) < 0)
+			strcpy(env->date_first, t->date);
+		if (strcmp(t->date, env->date_last) > 0)
+			strcpy(env->date_last, t->date);
+	}
+	return 0;
+}
+
+static void env_free(struct report_env *env)
+{
+	strlist_free(&env->kernels);
+	strlist_free(&env->clocks);
+	strlist_free(&env->accels);
+	strlist_free(&env->flavors);
+	strlist_free(&env->hosts);
+}
+
+/* ---- labels ---- */
+
+static void fmt_bytes(uint64_t b, char *buf, size_t len)
+{
+	static const char units[] = "KMGT";
+	int i = -1;
+
+	while (b && !(b % 1024) && i < 3) {
+		b /= 1024;
+		i++;
+	}
+	if (i < 0)
+		snprintf(buf, len, "%lluB", (unsigned long long)b);
+	else
+		snprintf(buf, len, "%llu%c", (unsigned long long)b, units[i]);
+}
+
+void report_cell_label(const struct trial_cell *c, char *buf, size_t len)
+{
+	char bs[32] = "", legs[16] = "", qd[16] = "", jobs[16] = "";
+
+	if (c->legs > 1)
+		snprintf(legs, sizeof(legs), "-%u", c->legs);
+	if (c->bs) {
+		bs[0] = ' ';
+		fmt_bytes(c->bs, bs + 1, sizeof(bs) - 1);
+	}
+	if (c->iodepth)
+		snprintf(qd, sizeof(qd), " qd%u", c->iodepth);
+	if (c->jobs > 1)
+		snprintf(jobs, sizeof(jobs), " j%u", c->jobs);
+	snprintf(buf, len, "%s%s%s%s%s%s%s", *c->target ? c->target : "?",
+		 legs, *c->rw ? " " : "", c->rw, bs, qd, jobs);
+}
+
+static void column_label(const struct trial *t, enum report_by by,
+			 char *buf, size_t len)
+{
+	const char *slash;
+
+	switch (by) {
+	case REPORT_BY_VARIANT:
+		snprintf(buf, len, "%s", *t->variant ? t->variant : "?");
+		break;
+	case REPORT_BY_PATH:
+		snprintf(buf, len, "%s", *t->path ? t->path : "?");
+		break;
+	case REPORT_BY_FILE:
+		if (!t->source) {
+			snprintf(buf, len, "?");
+			break;
+		}
+		slash = strrchr(t->source, '/');
+		snprintf(buf, len, "%s", slash ? slash + 1 : t->source);
+		break;
+	default:
+		snprintf(buf, len, "%s/%s", *t->variant ? t->variant : "?",
+			 *t->path ? t->path : "?");
+	}
+}
+
+void report_column_letter(size_t i, char *buf, size_t len)
+{
+	if (i < 26)
+		snprintf(buf, len, "%c", (char)('A' + i));
+	else
+		snprintf(buf, len, "%c%c", (char)('A' + i / 26 - 1),
+			 (char)('A' + i % 26));
+}
+
+/* ---- number formatting ---- */
+
+void report_fmt_value(double v, char *buf, size_t len)
+{
+	static const char suffix[] = "kMGTPE";
+	double a = fabs(v);
+	int i;
+
+	if (isnan(v)) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	if (a >= 1e4 && isfinite(v)) {
+		/* 4 significant digits with an SI suffix */
+		for (i = 0; a >= 1e3 * 1e3 && i < 5; i++)
+			a /= 1e3;
+		a /= 1e3;
+		v = v < 0 ? -a : a;
+		snprintf(buf, len, "%.*f%c", a < 10 ? 3 : a < 100 ? 2 : 1, v,
+			 suffix[i]);
+	} else if (a >= 1e3 || a == 0) {
+		snprintf(buf, len, "%.0f", v);
+	} else if (a >= 1e-3) {
+		snprintf(buf, len, "%.*f",
+			 a >= 100 ? 1 : a >= 10 ? 2 : a >= 1 ? 3 : 4, v);
+	} else {
+		snprintf(buf, len, "%.2e", v);
+	}
+}
+
+void report_fmt_spread(double pct, char *buf, size_t len)
+{
+	if (isnan(pct))
+		snprintf(buf, len, "?");
+	else
+		snprintf(buf, len, "%.0f%%", pct);
+}
+
+void report_fmt_delta(const struct report_entry *e, char *buf, size_t len)
+{
+	switch (e->verdict) {
+	case REPORT_BASELINE:
+		snprintf(buf, len, "%s", "");
+		break;
+	case REPORT_NO_DATA:
+		snprintf(buf, len, "-");
+		break;
+	case REPORT_NOT_SIGNIFICANT:
+		snprintf(buf, len, "~");
+		break;
+	case REPORT_N_TOO_SMALL:
+		snprintf(buf, len, "~*");
+		break;
+	case REPORT_SIGNIFICANT:
+		if (isnan(e->delta_pct))
+			snprintf(buf, len, "n/a");
+		else
+			snprintf(buf, len, "%+.*f%%",
+				 fabs(e->delta_pct) < 1000 ? 1 : 0,
+				 e->delta_pct);
+		break;
+	}
+}
+
+void report_fmt_number(double v, char *buf, size_t len)
+{
+	int prec;
+
+	if (!isfinite(v)) {
+		snprintf(buf, len, "%s", "");
+		return;
+	}
+	for (prec = 6; prec < 17; prec++) {
+		snprintf(buf, len, "%.*g", prec, v);
+		if (strtod(buf, NULL) == v)
+			return;
+	}
+	snprintf(buf, len, "%.17g", v);
+}
+
+const char *report_verdict_name(enum report_verdict v)
+{
+	static const char *const names[] = {
+		[REPORT_NO_DATA] = "no data",
+		[REPORT_BASELINE] = "baseline",
+		[REPORT_SIGNIFICANT] = "significant",
+		[REPORT_NOT_SIGNIFICANT] = "not significant",
+		[REPORT_N_TOO_SMALL] = "n too small",
+	};
+
+	return names[v];
+}
+
+void report_fmt_n(size_t lo, size_t hi, char *buf, size_t len)
+{
+	if (lo == hi)
+		snprintf(buf, len, "%zu", lo);
+	else
+		snprintf(buf, len, "%zu..%zu", lo, hi);
+}
+
+size_t report_min_trials(double alpha)
+{
+	size_t n = REPORT_MIN_N;
+
+	while (stats_mwu_min_p(n, n) > alpha && n < 1000)
+		n++;
+	return n;
+}
+
+/* ---- building ---- */
+
+/* Where each trial lands in the grid. */
+struct placement {
+	size_t cell, column;
+};
+
+static bool cell_equal(const struct trial_cell *a, const struct trial_cell *b)
+{
+	return !strcmp(a->target, b->target) && a->legs == b->legs &&
+	       !strcmp(a->rw, b->rw) && a->bs == b->bs &&
+	       a->iodepth == b->iodepth && a->jobs == b->jobs;
+}
+
+static ssize_t add_cell(struct report *r, const struct trial_cell *key)
+{
+	struct report_cell *cells;
+	char label[256];
+	size_t i;
+
+	for (i = 0; i < r->nr_cells; i++)
+		if (cell_equal(&r->cells[i].key, key))
+			return (ssize_t)i;
+	cells = realloc(r->cells, (r->nr_cells + 1) * sizeof(*cells));
+	if (!cells)
+		return -ENOMEM;
+	r->cells = cells;
+	report_cell_label(key, label, sizeof(label));
+	cells[r->nr_cells].key = *key;
+	cells[r->nr_cells].label = strdup(label);
+	if (!cells[r->nr_cells].label)
+		return -ENOMEM;
+	return (ssize_t)r->nr_cells++;
+}
+
+static ssize_t add_column(struct report *r, const char *label)
+{
+	struct report_column *cols;
+	size_t i;
+
+	for (i = 0; i < r->nr_columns; i++)
+		if (!strcmp(r->columns[i].label, label))
+			return (ssize_t)i;
+	cols = realloc(r->columns, (r->nr_columns + 1) * sizeof(*cols));
+	if (!cols)
+		return -ENOMEM;
+	r->columns = cols;
+	memset(&cols[r->nr_columns], 0, sizeof(*cols));
+	cols[r->nr_columns].label = strdup(label);
+	if (!cols[r->nr_columns].label)
+		return -ENOMEM;
+	return (ssize_t)r->nr_columns++;
+}
+
+/* Refuse to pool instructions with seconds unless asked to. */
+static int check_clocks(const struct trial_set *set, bool allow,
+			struct report *r, char *err, size_t errlen)
+{
+	const struct trial *t, *first = set->trials;
+
+	trial_set_for_each(set, t) {
+		if (!strcmp(t->clock, first->clock))
+			continue;
+		r->mixed_clock = true;
+		if (allow)
+			return 0;
+		return fail(err, errlen, -EINVAL,
+			    "mixed clocks: %s (%s:%u) and %s (%s:%u) are not "
+			    "comparable; use --allow-mixed-clock to compare "
+			    "anyway", or_unknown(first->clock),
+			    first->source ? first->source : "?", first->line,
+			    or_unknown(t->clock), t->source ? t->source : "?",
+			    t->line);
+	}
+	return 0;
+}
+
+static int move_baseline_first(struct report *r, const char *baseline,
+			       struct placement *where, size_t nr_trials,
+			       char *err, size_t errlen)
+{
+	struct report_column tmp;
+	char list[512];
+	size_t i, b;
+
+	for (b = 0; b < r->nr_columns; b++)
+		if (!strcmp(r->columns[b].label, baseline))
+			break;
+	if (b == r->nr_columns) {
+		struct strlist l = { NULL, 0 };
+
+		for (i = 0; i < r->nr_columns; i++)
+			if (strlist_add(&l, r->columns[i].label) < 0)
+				break;
+		report_join(&l, ", ", list, sizeof(list));
+		strlist_free(&l);
+		return fail(err, errlen, -EINVAL,
+			    "baseline '%s' is not a config (configs: %s)",
+			    baseline, list);
+	}
+	/* rotate b to the front, keeping the others in order */
+	tmp = r->columns[b];
+	memmove(&r->columns[1], &r->columns[0], b * sizeof(tmp));
+	r->columns[0] = tmp;
+	for (i = 0; i < nr_trials; i++) {
+		if (where[i].column == b)
+			where[i].column = 0;
+		else if (where[i].column < b)
+			where[i].column++;
+	}
+	return 0;
+}
+
+static int place_trials(const struct trial_set *set,
+			const struct report_opts *opts, struct report *r,
+			struct placement *where, char *err, size_t errlen)
+{
+	char label[2 * TRIAL_STR_MAX + 2];
+	const struct trial *t;
+	ssize_t cell, col;
+	size_t i = 0;
+
+	trial_set_for_each(set, t) {
+		column_label(t, opts->by, label, sizeof(label));
+		col = add_column(r, label);
+		cell = add_cell(r, &t->cell);
+		if (col < 0 || cell < 0 || env_add(&r->env, t) ||
+		    env_add(&r->columns[col].env, t))
+			return fail(err, errlen, -ENOMEM, "out of memory");
+		if (!strcmp(t->accel, "tcg"))
+			r->tcg = true;
+		where[i].cell = (size_t)cell;
+		where[i++].column = (size_t)col;
+	}
+	if (opts->baseline)
+		return move_baseline_first(r, opts->baseline, where, set->nr,
+					   err, errlen);
+	return 0;
+}
+
+static void count_trials(struct report *r, const struct placement *where,
+			 size_t nr_trials)
+{
+	size_t c, i, k, n;
+
+	for (c = 0; c < r->nr_columns; c++) {
+		struct report_column *col = &r->columns[c];
+
+		col->n_min = SIZE_MAX;
+		for (i = 0; i < r->nr_cells; i++) {
+			for (n = 0, k = 0; k < nr_trials; k++)
+				n += where[k].cell == i && where[k].column == c;
+			if (!n)
+				continue;
+			if (n < col->n_min)
+				col->n_min = n;
+			if (n > col->n_max)
+				col->n_max = n;
+		}
+		if (col->n_min == SIZE_MAX)
+			col->n_min = 0;
+	}
+}
+
+static int cmp_metric_names(const void *a, const void *b)
+{
+	const char *x = *(const char *const *)a, *y = *(const char *const *)b;
+	size_t rx = metric_rank(x), ry = metric_rank(y);
+
+	if (rx != ry)
+		return rx < ry ? -1 : 1;
+	return strcmp(x, y);
+}
+
+static bool metric_present(const struct trial_set *set, const char *name)
+{
+	const struct trial *t;
+	double v;
+
+	trial_set_for_each(set, t)
+		if (trial_get_metric(t, name, &v))
+			return true;
+	return false;
+}
+
+static int all_metrics(const struct trial_set *set, struct strlist *names)
+{
+	const struct trial *t;
+	size_t i;
+
+	trial_set_for_each(set, t)
+		for (i = 0; i < t->nr_metrics; i++)
+			if (strlist_add(names, t->metrics[i].name) < 0)
+				return -ENOMEM;
+	qsort(names->v, names->nr, sizeof(*names->v), cmp_metric_names);
+	return 0;
+}
+
+static int select_metrics(const struct trial_set *set,
+			  const struct report_opts *opts, struct strlist *names,
+			  char *err, size_t errlen)
+{
+	struct strlist have = { NULL, 0 };
+	char list[512];
+	size_t i;
+
+	if (opts->all_metrics)
+		goto all;
+	if (!opts->metrics) {
+		for (i = 0; i < metric_defaults_len; i++)
+			if (metric_present(set, metric_defaults[i]) &&
+			    strlist_add(names, metric_defaults[i]) < 0)
+				return -ENOMEM;
+		if (names->nr)
+			return 0;
+		goto all;	/* none of the defaults: show what there is */
+	}
+	for (i = 0; i < opts->nr_metrics; i++) {
+		if (metric_present(set, opts->metrics[i])) {
+			if (strlist_add(names, opts->metrics[i]) < 0)
+				return -ENOMEM;
+			continue;
+		}
+		all_metrics(set, &have);
+		report_join(&have, ", ", list, sizeof(list));
+		strlist_free(&have);
+		return fail(err, errlen, -EINVAL,
+			    "metric '%s' is in no trial (present: %s)",
+			    opts->metrics[i], *list ? list : "none");
+	}
+	return 0;
+all:
+	if (all_metrics(set, names))
+		return -ENOMEM;
+	if (!names->nr)
+		return fail(err, errlen, -EINVAL, "the trials have no metrics");
+	return 0;
+}
+
+static void judge(const struct report *r, const struct report_entry *base,
+		  struct report_entry *e)
+{
+	size_t nx = base->sum.n, ny = e->sum.n;
+	double bm = base->sum.median, em = e->sum.median;
+
+	e->delta_pct = NAN;
+	if (!nx || !ny) {
+		e->verdict = REPORT_NO_DATA;
+		return;
+	}
+	if (bm != 0)
+		e->delta_pct = (em - bm) / fabs(bm) * 100;
+	else if (em == 0)
+		e->delta_pct = 0;
+	if (stats_mann_whitney(base->values, nx, e->values, ny,
+			       STATS_MWU_AUTO, &e->mwu)) {
+		e->verdict = REPORT_NO_DATA;
+		return;
+	}
+	if (nx < REPORT_MIN_N || ny < REPORT_MIN_N ||
+	    stats_mwu_min_p(nx, ny) > r->alpha)
+		e->verdict = REPORT_N_TOO_SMALL;
+	else if (e->mwu.p < r->alpha)
+		e->verdict = REPORT_SIGNIFICANT;
+	else
+		e->verdict = REPORT_NOT_SIGNIFICANT;
+}
+
+static bool entry_has(const struct trial_set *set,
+		      const struct placement *where, size_t k,
+		      const char *metric, size_t cell, size_t column,
+		      double *v)
+{
+	return where[k].cell == cell && where[k].column == column &&
+	       trial_get_metric(&set->trials[k], metric, v);
+}
+
+static int fill_entry(const struct trial_set *set,
+		      const struct placement *where, const char *metric,
+		      size_t cell, size_t column, struct report_entry *e)
+{
+	size_t k, n = 0;
+	double v;
+
+	for (k = 0; k < set->nr; k++)
+		n += entry_has(set, where, k, metric, cell, column, &v);
+	e->values = malloc((n ? n : 1) * sizeof(*e->values));
+	if (!e->values)
+		return -ENOMEM;
+	for (n = 0, k = 0; k < set->nr; k++)
+		if (entry_has(set, where, k, metric, cell, column, &v))
+			e->values[n++] = v;
+	stats_summarize(e->values, n, &e->sum);
+	e->spread_pct = stats_spread_pct(&e->sum);
+	e->delta_pct = NAN;
+	e->verdict = n ? REPORT_BASELINE : REPORT_NO_DATA;
+	return 0;
+}
+
+static int build_metric(struct report *r, const struct trial_set *set,
+			const struct placement *where, const char *name,
+			struct report_metric *m)
+{
+	size_t i, c, nc = r->nr_columns;
+
+	metric_describe(name, &m->info);
+	m->info.name = strdup(name);
+	if (!m->info.known)	/* it pointed at @name, freed after the build */
+		m->info.label = m->info.name;
+	m->entries = calloc(r->nr_cells * nc, sizeof(*m->entries));
+	if (!m->info.name || !m->entries)
+		return -ENOMEM;
+	for (i = 0; i < r->nr_cells; i++) {
+		for (c = 0; c < nc; c++)
+			if (fill_entry(set, where, name, i, c,
+				       &m->entries[i * nc + c]))
+				return -ENOMEM;
+		for (c = 1; c < nc; c++) {
+			struct report_entry *e = &m->entries[i * nc + c];
+
+			judge(r, &m->entries[i * nc], e);
+			if (e->verdict == REPORT_N_TOO_SMALL)
+				m->any_n_too_small = true;
+		}
+	}
+	return 0;
+}
+
+int report_build(const struct trial_set *set, const struct report_opts *opts,
+		 struct report **out, char *err, size_t errlen)
+{
+	struct strlist names = { NULL, 0 };
+	struct placement *where = NULL;
+	struct report *r;
+	size_t i;
+	int ret;
+
+	*out = NULL;
+	if (errlen)
+		err[0] = '\0';
+	if (!set->nr)
+		return fail(err, errlen, -ENODATA, "no trials in the input");
+	if (!(opts->alpha > 0 && opts->alpha < 1))
+		return fail(err, errlen, -EINVAL, "alpha must be in (0, 1)");
+	r = calloc(1, sizeof(*r));
+	where = calloc(set->nr, sizeof(*where));
+	if (!r || !where) {
+		ret = fail(err, errlen, -ENOMEM, "out of memory");
+		goto out;
+	}
+	r->by = opts->by;
+	r->alpha = opts->alpha;
+	r->nr_trials = set->nr;
+	for (i = 0; i < set->nr_files; i++)
+		if (strlist_add(&r->files, set->files[i]) < 0) {
+			ret = fail(err, errlen, -ENOMEM, "out of memory");
+			goto out;
+		}
+	ret = check_clocks(set, opts->allow_mixed_clock, r, err, errlen);
+	if (!ret)
+		ret = place_trials(set, opts, r, where, err, errlen);
+	if (!ret)
+		ret = select_metrics(set, opts, &names, err, errlen);
+	if (ret)
+		goto out;
+	count_trials(r, where, set->nr);
+	r->metrics = calloc(names.nr, sizeof(*r->metrics));
+	if (!r->metrics) {
+		ret = fail(err, errlen, -ENOMEM, "out of memory");
+		goto out;
+	}
+	r->nr_metrics = names.nr;	/* zeroed: report_free() copes */
+	for (i = 0; i < names.nr && !ret; i++)
+		ret = build_metric(r, set, where, names.v[i], &r->metrics[i]);
+out:
+	strlist_free(&names);
+	free(where);
+	if (ret) {
+		if (ret == -ENOMEM && !*err)
+			fail(err, errlen, ret, "out of memory");
+		report_free(r);
+		return ret;
+	}
+	*out = r;
+	return 0;
+}
+
+void report_free(struct report *r)
+{
+	size_t i, k;
+
+	if (!r)
+		return;
+	for (i = 0; i < r->nr_metrics; i++) {
+		struct report_metric *m = &r->metrics[i];
+
+		if (m->entries)
+			for (k = 0; k < r->nr_cells * r->nr_columns; k++)
+				free(m->entries[k].values);
+		free(m->entries);
+		free((char *)m->info.name);
+	}
+	free(r->metrics);
+	for (i = 0; i < r->nr_columns; i++) {
+		free(r->columns[i].label);
+		env_free(&r->columns[i].env);
+	}
+	free(r->columns);
+	for (i = 0; i < r->nr_cells; i++)
+		free(r->cells[i].label);
+	free(r->cells);
+	strlist_free(&r->files);
+	env_free(&r->env);
+	free(r);
+}
+
+/* ---- output ---- */
+
+const struct report_format *report_format_find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; report_formats[i]; i++)
+		if (!strcmp(report_formats[i]->name, name))
+			return report_formats[i];
+	return NULL;
+}
+
+int report_emit(const struct report *r, const char *name, FILE *out)
+{
+	const struct report_format *fmt = report_format_find(name);
+	int ret;
+
+	if (!fmt)
+		return -EINVAL;
+	ret = fmt->emit(out, r);
+	if (!ret && (fflush(out) || ferror(out)))
+		ret = -EIO;
+	return ret;
+}
+
+int report_mkdir_p(const char *dir)
+{
+	char *p, *path;
+	int ret = 0;
+	char c;
+
+	if (!*dir)
+		return -ENOENT;
+	path = strdup(dir);
+	if (!path)
+		return -ENOMEM;
+	/* create each prefix that ends before a '/' or the end */
+	for (p = path + 1; !ret; p++) {
+		if (*p && *p != '/')
+			continue;
+		c = *p;
+		*p = '\0';
+		if (mkdir(path, 0777) && errno != EEXIST)
+			ret = -errno;
+		*p = c;
+		if (!c)
+			break;
+	}
+	free(path);
+	return ret;
+}
+
+int report_write_outdir(const struct report *r, const char *dir,
+			char *err, size_t errlen)
+{
+	char path[4096];
+	size_t i;
+	FILE *f;
+	int ret;
+
+	ret = report_mkdir_p(dir);
+	if (ret)
+		return fail(err, errlen, ret, "%s: %s", dir, strerror(-ret));
+	for (i = 0; report_formats[i]; i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir,
+			 report_formats[i]->file);
+		f = fopen(path, "w");
+		if (!f)
+			return fail(err, errlen, -errno, "%s: %s", path,
+				    strerror(errno));
+		ret = report_emit(r, report_formats[i]->name, f);
+		if (fclose(f) && !ret)
+			ret = -EIO;
+		if (ret)
+			return fail(err, errlen, ret, "%s: %s", path,
+				    strerror(-ret));
+	}
+	return 0;
+}

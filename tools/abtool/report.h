@@ -1,0 +1,178 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The comparison behind `abtool compare`: trials pooled into a grid of
+ * cells (rows: target, legs, rw, bs, iodepth, jobs) by configs (columns:
+ * variant/path by default), one table per metric, each entry the median
+ * and spread of its trials and, against the baseline column, the delta
+ * and a two-sided Mann-Whitney U verdict.
+ *
+ * Spread is half the interquartile range as a percentage of the median:
+ * robust to the one slow trial a VM produces, and meaningful from n = 2.
+ * A delta is shown only when p < alpha; "~" otherwise.  When the trial
+ * counts are so small that even complete separation could not reach
+ * alpha (2 / C(nx + ny, nx) > alpha, or fewer than 3 trials on a side),
+ * the entry is "n too small" rather than "not significant".
+ *
+ * Output formats live one per file (report_text.c, ...) behind
+ * struct report_format; adding one is a file plus an entry in
+ * report_formats[] (report.c).
+ */
+#ifndef ABTOOL_REPORT_H
+#define ABTOOL_REPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "metrics.h"
+#include "results.h"
+#include "stats.h"
+
+#define REPORT_ALPHA		0.05
+#define REPORT_MIN_N		3	/* per side, for any verdict */
+#define REPORT_TEXT_WIDTH	72	/* cover-letter width */
+
+enum report_by {
+	REPORT_BY_VARIANT_PATH,	/* "base/copy" */
+	REPORT_BY_VARIANT,
+	REPORT_BY_PATH,
+	REPORT_BY_FILE,		/* input file basename */
+};
+
+struct report_opts {
+	enum report_by by;
+	const char *baseline;		/* column label; NULL: the first */
+	const char *const *metrics;	/* NULL: metric_defaults[] */
+	size_t nr_metrics;
+	bool all_metrics;		/* every metric present */
+	double alpha;
+	bool allow_mixed_clock;
+};
+
+/* A set of distinct strings, in first-seen order. */
+struct strlist {
+	char **v;
+	size_t nr;
+};
+
+/* What the trials of a column (or of the whole report) ran on. */
+struct report_env {
+	struct strlist kernels;		/* "variant release" */
+	struct strlist clocks, accels, flavors, hosts;
+	char date_first[TRIAL_STR_MAX], date_last[TRIAL_STR_MAX];
+};
+
+struct report_column {
+	char *label;
+	size_t n_min, n_max;	/* trials per cell, over cells with any */
+	struct report_env env;
+};
+
+struct report_cell {
+	struct trial_cell key;
+	char *label;		/* "mirror-2 write 64K qd16" */
+};
+
+enum report_verdict {
+	REPORT_NO_DATA,		/* this entry or the baseline's is empty */
+	REPORT_BASELINE,
+	REPORT_SIGNIFICANT,
+	REPORT_NOT_SIGNIFICANT,
+	REPORT_N_TOO_SMALL,
+};
+
+/* One metric of one cell in one column. */
+struct report_entry {
+	double *values;		/* the trials' values, in input order */
+	struct stats_summary sum;
+	double spread_pct;	/* NaN: no data, or median 0 with IQR > 0 */
+	enum report_verdict verdict;
+	double delta_pct;	/* vs baseline median; NaN if not compared */
+	struct stats_mwu mwu;	/* valid when compared */
+};
+
+struct report_metric {
+	struct metric_info info;	/* info.name owned (strdup) */
+	struct report_entry *entries;	/* [cell * nr_columns + column] */
+	bool any_n_too_small;
+};
+
+struct report {
+	enum report_by by;
+	double alpha;
+	size_t nr_trials;
+	struct strlist files;
+	struct report_env env;		/* union over all trials */
+	bool tcg;			/* some trial ran under QEMU TCG */
+	bool mixed_clock;
+	struct report_column *columns;	/* [0] is the baseline */
+	size_t nr_columns;
+	struct report_cell *cells;
+	size_t nr_cells;
+	struct report_metric *metrics;
+	size_t nr_metrics;
+};
+
+struct report_format {
+	const char *name;	/* -f NAME */
+	const char *file;	/* name under --outdir */
+	int (*emit)(FILE *out, const struct report *r);
+};
+
+/* NULL-terminated, in --outdir order. */
+extern const struct report_format *const report_formats[];
+
+void report_opts_init(struct report_opts *opts);
+/* "variant", "path", "variant,path", "file"; -EINVAL otherwise. */
+int report_parse_by(const char *s, enum report_by *by);
+const char *report_by_name(enum report_by by);
+
+/*
+ * Build the comparison of @set.  Returns 0 and a report to free with
+ * report_free(), or a negative errno and a one-line reason in @err (no
+ * trials, mixed clocks, unknown baseline or metric).
+ */
+int report_build(const struct trial_set *set, const struct report_opts *opts,
+		 struct report **out, char *err, size_t errlen);
+void report_free(struct report *r);
+
+const struct report_format *report_format_find(const char *name);
+/* Write @r in format @name; -EINVAL for an unknown format, -EIO. */
+int report_emit(const struct report *r, const char *name, FILE *out);
+/* Every format into @dir (created if needed), named by ->file. */
+int report_write_outdir(const struct report *r, const char *dir,
+			char *err, size_t errlen);
+
+static inline const struct report_entry *
+report_entry(const struct report *r, const struct report_metric *m,
+	     size_t cell, size_t column)
+{
+	return &m->entries[cell * r->nr_columns + column];
+}
+
+/* ---- helpers shared by the formats ---- */
+
+/* "null randread 4K qd16", "mirror-2 write 64K qd16 j4" */
+void report_cell_label(const struct trial_cell *c, char *buf, size_t len);
+/* 4 significant digits, k/M/G above 10^4: "60.12k", "250.1", "0.5000" */
+void report_fmt_value(double v, char *buf, size_t len);
+/* "2%"; "?" for NaN */
+void report_fmt_spread(double pct, char *buf, size_t len);
+/* "+33.4%" when significant, "~", "~*" (n too small), "" baseline, "-" */
+void report_fmt_delta(const struct report_entry *e, char *buf, size_t len);
+/* Shortest text that reads back as @v; "" for NaN. */
+void report_fmt_number(double v, char *buf, size_t len);
+const char *report_verdict_name(enum report_verdict v);
+/* "A".."Z", then "AA".. : the short name of column @i */
+void report_column_letter(size_t i, char *buf, size_t len);
+/* "a, b, c" into @buf */
+void report_join(const struct strlist *l, const char *sep,
+		 char *buf, size_t len);
+/* "8" or "8..10" */
+void report_fmt_n(size_t lo, size_t hi, char *buf, size_t len);
+/* Fewest trials per config (same on both sides) that can reach @alpha. */
+size_t report_min_trials(double alpha);
+/* mkdir -p */
+int report_mkdir_p(const char *dir);
+
+#endif

@@ -1,0 +1,228 @@
+// SPDX-License-Identifier: GPL-2.0
+/* JSON (schema "abtool-compare-1") through json-c, raw values included. */
+#include <errno.h>
+#include <math.h>
+
+#include <json-c/json.h>
+
+#include "report.h"
+
+#define COMPARE_SCHEMA	"abtool-compare-1"
+
+static struct json_object *str(const char *s)
+{
+	return json_object_new_string(s);
+}
+
+static struct json_object *num(double v)
+{
+	return results_json_number(v);
+}
+
+static struct json_object *strlist_json(const struct strlist *l)
+{
+	struct json_object *a = json_object_new_array();
+	size_t i;
+
+	for (i = 0; i < l->nr; i++)
+		json_object_array_add(a, str(l->v[i]));
+	return a;
+}
+
+static struct json_object *env_json(const struct report_env *env)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "kernels", strlist_json(&env->kernels));
+	json_object_object_add(o, "clocks", strlist_json(&env->clocks));
+	json_object_object_add(o, "accels", strlist_json(&env->accels));
+	json_object_object_add(o, "flavors", strlist_json(&env->flavors));
+	json_object_object_add(o, "hosts", strlist_json(&env->hosts));
+	json_object_object_add(o, "date_first",
+			       *env->date_first ? str(env->date_first) : NULL);
+	json_object_object_add(o, "date_last",
+			       *env->date_last ? str(env->date_last) : NULL);
+	return o;
+}
+
+static struct json_object *header_json(const struct report *r)
+{
+	struct json_object *o = json_object_new_object();
+	char test[160];
+
+	json_object_object_add(o, "trials", json_object_new_int64(
+				       (int64_t)r->nr_trials));
+	json_object_object_add(o, "inputs", strlist_json(&r->files));
+	json_object_object_add(o, "by", str(report_by_name(r->by)));
+	json_object_object_add(o, "baseline", str(r->columns[0].label));
+	json_object_object_add(o, "alpha", num(r->alpha));
+	json_object_object_add(o, "env", env_json(&r->env));
+	json_object_object_add(o, "mixed_clock",
+			       json_object_new_boolean(r->mixed_clock));
+	json_object_object_add(o, "tcg", json_object_new_boolean(r->tcg));
+	if (r->tcg)
+		json_object_object_add(o, "warning", str(
+			"accel=tcg: QEMU emulated the CPU in software; these "
+			"are not hardware numbers"));
+	json_object_object_add(o, "spread",
+			       str("half the interquartile range, percent of "
+				   "the median"));
+	snprintf(test, sizeof(test), "two-sided Mann-Whitney U: exact "
+		 "without ties when both n <= %d, else normal approximation "
+		 "with tie and continuity correction", STATS_MWU_EXACT_MAX_N);
+	json_object_object_add(o, "test", str(test));
+	return o;
+}
+
+static struct json_object *columns_json(const struct report *r)
+{
+	struct json_object *a = json_object_new_array(), *o;
+	char letter[8];
+	size_t c;
+
+	for (c = 0; c < r->nr_columns; c++) {
+		const struct report_column *col = &r->columns[c];
+
+		o = json_object_new_object();
+		report_column_letter(c, letter, sizeof(letter));
+		json_object_object_add(o, "label", str(col->label));
+		json_object_object_add(o, "letter", str(letter));
+		json_object_object_add(o, "baseline",
+				       json_object_new_boolean(!c));
+		json_object_object_add(o, "n_min",
+				json_object_new_int64((int64_t)col->n_min));
+		json_object_object_add(o, "n_max",
+				json_object_new_int64((int64_t)col->n_max));
+		json_object_object_add(o, "env", env_json(&col->env));
+		json_object_array_add(a, o);
+	}
+	return a;
+}
+
+static struct json_object *cell_json(const struct report_cell *cell)
+{
+	struct json_object *o = json_object_new_object();
+	const struct trial_cell *k = &cell->key;
+
+	json_object_object_add(o, "label", str(cell->label));
+	json_object_object_add(o, "target", str(k->target));
+	json_object_object_add(o, "legs", json_object_new_int64(k->legs));
+	json_object_object_add(o, "rw", str(k->rw));
+	json_object_object_add(o, "bs", json_object_new_int64((int64_t)k->bs));
+	json_object_object_add(o, "iodepth", json_object_new_int64(k->iodepth));
+	json_object_object_add(o, "jobs", json_object_new_int64(k->jobs));
+	return o;
+}
+
+static struct json_object *cells_json(const struct report *r)
+{
+	struct json_object *a = json_object_new_array();
+	size_t i;
+
+	for (i = 0; i < r->nr_cells; i++)
+		json_object_array_add(a, cell_json(&r->cells[i]));
+	return a;
+}
+
+static void add_test(struct json_object *o, const struct report_entry *e)
+{
+	bool compared = e->verdict == REPORT_SIGNIFICANT ||
+			e->verdict == REPORT_NOT_SIGNIFICANT ||
+			e->verdict == REPORT_N_TOO_SMALL;
+
+	json_object_object_add(o, "delta_pct",
+			       compared ? num(e->delta_pct) : NULL);
+	json_object_object_add(o, "p_value", compared ? num(e->mwu.p) : NULL);
+	json_object_object_add(o, "u_statistic",
+			       compared ? num(e->mwu.u1) : NULL);
+	json_object_object_add(o, "exact", compared ?
+			       json_object_new_boolean(e->mwu.exact) : NULL);
+}
+
+static struct json_object *entry_json(const struct report *r,
+				      const struct report_entry *e, size_t c)
+{
+	struct json_object *o = json_object_new_object();
+	struct json_object *values = json_object_new_array();
+	size_t k;
+
+	json_object_object_add(o, "config", str(r->columns[c].label));
+	json_object_object_add(o, "n", json_object_new_int64(
+				       (int64_t)e->sum.n));
+	json_object_object_add(o, "median", num(e->sum.median));
+	json_object_object_add(o, "q1", num(e->sum.q1));
+	json_object_object_add(o, "q3", num(e->sum.q3));
+	json_object_object_add(o, "min", num(e->sum.min));
+	json_object_object_add(o, "max", num(e->sum.max));
+	json_object_object_add(o, "mean", num(e->sum.mean));
+	json_object_object_add(o, "spread_pct", num(e->spread_pct));
+	add_test(o, e);
+	json_object_object_add(o, "verdict",
+			       str(report_verdict_name(e->verdict)));
+	for (k = 0; k < e->sum.n; k++)
+		json_object_array_add(values, num(e->values[k]));
+	json_object_object_add(o, "values", values);
+	return o;
+}
+
+static struct json_object *metric_json(const struct report *r,
+				       const struct report_metric *m)
+{
+	struct json_object *o = json_object_new_object();
+	struct json_object *rows = json_object_new_array(), *row, *entries;
+	size_t i, c;
+
+	json_object_object_add(o, "name", str(m->info.name));
+	json_object_object_add(o, "unit", str(m->info.unit));
+	json_object_object_add(o, "label", str(m->info.label));
+	json_object_object_add(o, "higher_is_better",
+			json_object_new_boolean(m->info.higher_is_better));
+	json_object_object_add(o, "known",
+			       json_object_new_boolean(m->info.known));
+	for (i = 0; i < r->nr_cells; i++) {
+		row = json_object_new_object();
+		entries = json_object_new_array();
+		json_object_object_add(row, "cell", str(r->cells[i].label));
+		for (c = 0; c < r->nr_columns; c++)
+			json_object_array_add(entries, entry_json(r,
+					report_entry(r, m, i, c), c));
+		json_object_object_add(row, "configs", entries);
+		json_object_array_add(rows, row);
+	}
+	json_object_object_add(o, "rows", rows);
+	return o;
+}
+
+static int json_emit(FILE *out, const struct report *r)
+{
+	struct json_object *root = json_object_new_object(), *metrics;
+	const char *s;
+	size_t i;
+	int ret = 0;
+
+	if (!root)
+		return -ENOMEM;
+	json_object_object_add(root, "schema", str(COMPARE_SCHEMA));
+	json_object_object_add(root, "header", header_json(r));
+	json_object_object_add(root, "configs", columns_json(r));
+	json_object_object_add(root, "cells", cells_json(r));
+	metrics = json_object_new_array();
+	for (i = 0; i < r->nr_metrics; i++)
+		json_object_array_add(metrics, metric_json(r, &r->metrics[i]));
+	json_object_object_add(root, "metrics", metrics);
+	s = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
+					   JSON_C_TO_STRING_SPACED |
+					   JSON_C_TO_STRING_NOSLASHESCAPE);
+	if (!s)
+		ret = -ENOMEM;
+	else if (fprintf(out, "%s\n", s) < 0)
+		ret = -EIO;
+	json_object_put(root);
+	return ret;
+}
+
+const struct report_format report_json = {
+	.name = "json",
+	.file = "report.json",
+	.emit = json_emit,
+};

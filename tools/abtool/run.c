@@ -1,0 +1,569 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * abtool run: the measuring loop.  For every trial, every matrix cell and
+ * every data path (order reversed on odd trials, ABBA, to cancel drift),
+ * start a ublk server in a child process, warm up, run the workload while
+ * counting the server's CPU and SQEs, stop the server, and append one
+ * trial record (JSON line) to the output.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "counters.h"
+#include "matrix.h"
+#include "results.h"
+#include "run.h"
+#include "size.h"
+#include "ublk.h"
+#include "workload.h"
+
+struct run_opts {
+	const char *variant, *flavor, *clock, *accel;
+	int boot;
+	unsigned int trials;
+	uint64_t runtime_ms, ramp_ms, backing_size, seed;
+	const char *workdir;
+	bool verify;
+	FILE *out;
+	struct matrix matrix;
+	const struct ublk_path_ops *paths[8];
+	bool path_skipped[8];
+	unsigned int nr_paths;
+	char backings[UBLK_MAX_BACKINGS][256];
+	unsigned int nr_backings;
+};
+
+/* What one trial measured, beyond the workload's own result. */
+struct server_sample {
+	struct ublk_stats stats;
+	struct counters_values cpu;
+	bool have_cpu;
+};
+
+static volatile sig_atomic_t run_interrupted;
+
+static void on_interrupt(int sig)
+{
+	(void)sig;
+	run_interrupted = 1;
+	wl_request_stop();
+}
+
+static volatile int server_stop;
+
+static void server_on_signal(int sig)
+{
+	(void)sig;
+	server_stop = 1;
+}
+
+/* Child: serve the cell's device with path until SIGTERM. */
+static void __attribute__((noreturn))
+server_child(const struct run_opts *o, const struct matrix_cell *c,
+	     const struct ublk_path_ops *path, struct ublk_stats *shared,
+	     int ready_fd)
+{
+	struct ublk_dev_config cfg = {
+		.target = c->target, .path = path->name, .nr_queues = 1,
+		.depth = c->iodepth * c->jobs < 16 ? 16 : c->iodepth * c->jobs,
+		.max_io_bytes = c->bs > (512u << 10) ? c->bs : 512u << 10,
+		.shared_stats = shared,
+	};
+	struct ublk_dev *d = calloc(1, sizeof(*d));
+	char err[256] = "";
+	unsigned int i;
+	int ret;
+
+	signal(SIGINT, SIG_IGN);
+	signal(SIGTERM, server_on_signal);
+	cfg.tgt.size = o->backing_size * (!strcmp(c->target, "stripe") ? c->legs : 1);
+	for (i = 0; i < c->legs; i++)
+		cfg.tgt.backing[cfg.tgt.nr_backing++] = o->backings[i];
+	if (!d)
+		_exit(1);
+	ret = ublk_dev_create(d, &cfg, err, sizeof(err));
+	if (ret < 0) {
+		fprintf(stderr, "abtool run: %s: %s\n", path->name, err);
+		ublk_dev_destroy(d);
+		_exit(ret == -EOPNOTSUPP ? 4 : 1);
+	}
+	ret = ublk_dev_run(d, &server_stop, ready_fd);
+	ublk_dev_destroy(d);
+	_exit(ret < 0 ? 1 : 0);
+}
+
+/* Wait for the child's device id; -1 when it exited (status in *status). */
+static int server_wait_ready(pid_t pid, int fd, int *status)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	char buf[32] = "";
+	ssize_t n = 0;
+
+	if (poll(&p, 1, 60000) > 0)
+		n = read(fd, buf, sizeof(buf) - 1);
+	if (n > 0)
+		return atoi(buf);
+	kill(pid, SIGKILL);
+	waitpid(pid, status, 0);
+	return -1;
+}
+
+static int wait_for_node(const char *dev)
+{
+	struct stat st;
+	int i;
+
+	for (i = 0; i < 200; i++) {
+		if (stat(dev, &st) == 0 && S_ISBLK(st.st_mode))
+			return 0;
+		usleep(10000);
+	}
+	return -ENOENT;
+}
+
+static void stats_sum(const struct ublk_stats *s, struct ublk_stats *sum)
+{
+	*sum = *s;
+}
+
+static void stats_delta(const struct ublk_stats *a, const struct ublk_stats *b,
+			struct ublk_stats *d)
+{
+	d->requests = b->requests - a->requests;
+	d->bytes = b->bytes - a->bytes;
+	d->sqes = b->sqes - a->sqes;
+	d->enters = b->enters - a->enters;
+	d->copied_bytes = b->copied_bytes - a->copied_bytes;
+}
+
+static void fill_trial(const struct run_opts *o, const struct matrix_cell *c,
+		       const struct ublk_path_ops *path, unsigned int nr,
+		       const struct wl_result *r, const struct server_sample *s,
+		       struct trial *t)
+{
+	double ios = r->ios ? (double)r->ios : 1;
+	struct utsname u;
+	time_t now = time(NULL);
+
+	trial_init(t);
+	uname(&u);
+	snprintf(t->variant, sizeof(t->variant), "%s", o->variant);
+	snprintf(t->kernel, sizeof(t->kernel), "%.63s", u.release);
+	snprintf(t->flavor, sizeof(t->flavor), "%s", o->flavor);
+	snprintf(t->path, sizeof(t->path), "%s", path->name);
+	snprintf(t->clock, sizeof(t->clock), "%s", o->clock);
+	snprintf(t->accel, sizeof(t->accel), "%s", o->accel);
+	snprintf(t->host, sizeof(t->host), "%.63s", u.nodename);
+	strftime(t->date, sizeof(t->date), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+	t->boot = o->boot;
+	t->trial = nr;
+	snprintf(t->cell.target, sizeof(t->cell.target), "%s", c->target);
+	t->cell.legs = c->legs ? c->legs : 1;
+	snprintf(t->cell.rw, sizeof(t->cell.rw), "%s", wl_rw_name(c->rw));
+	t->cell.bs = c->bs;
+	t->cell.iodepth = c->iodepth;
+	t->cell.jobs = c->jobs;
+
+	trial_set_metric(t, "iops", r->iops);
+	trial_set_metric(t, "bw_mbps", r->bw_bytes_per_s / 1e6);
+	trial_set_metric(t, "lat_p50_us", r->lat_all.p50_ns / 1e3);
+	trial_set_metric(t, "lat_p99_us", r->lat_all.p99_ns / 1e3);
+	trial_set_metric(t, "lat_p999_us", r->lat_all.p999_ns / 1e3);
+	trial_set_metric(t, "load_cpu_us_per_io",
+			 (r->cpu_user_ns + r->cpu_sys_ns) / 1e3 / ios);
+	if (s->have_cpu) {
+		const struct counters_values *v = &s->cpu;
+
+		trial_set_metric(t, "server_cpu_us_per_io",
+				 v->value[CNT_TASK_CLOCK] / 1e3 / ios);
+		trial_set_metric(t, "ctx_per_io",
+				 (v->value[CNT_CONTEXT_SWITCHES] + r->ctx_switches) / ios);
+		trial_set_metric(t, "faults_per_io",
+				 (v->value[CNT_PAGE_FAULTS] + r->page_faults) / ios);
+		if (v->present[CNT_INSTRUCTIONS])
+			trial_set_metric(t, "server_instr_per_io",
+					 v->value[CNT_INSTRUCTIONS] / ios);
+	}
+	if (s->stats.requests) {
+		double reqs = s->stats.requests;
+
+		trial_set_metric(t, "sqes_per_io", s->stats.sqes / reqs);
+		trial_set_metric(t, "syscalls_per_io", s->stats.enters / reqs);
+		trial_set_metric(t, "copied_bytes_per_io",
+				 (s->stats.copied_bytes +
+				  (path->kernel_copies ? s->stats.bytes : 0)) / reqs);
+	}
+	if (o->verify)
+		trial_set_metric(t, "verify_errors", r->verify_errors);
+}
+
+static void spec_for_cell(const struct run_opts *o, const struct matrix_cell *c,
+			  uint64_t runtime_ms, struct wl_spec *spec)
+{
+	wl_spec_init(spec);
+	spec->rw = c->rw;
+	spec->bs = c->bs;
+	spec->iodepth = c->iodepth;
+	spec->jobs = c->jobs;
+	spec->runtime_ms = runtime_ms;
+	spec->seed = o->seed;
+	spec->verify = o->verify;
+	spec->direct = true;
+}
+
+/* One trial of one cell on one path; 0, 4 (path unsupported) or -1. */
+static int run_one(struct run_opts *o, const struct matrix_cell *c,
+		   unsigned int pi, unsigned int nr, unsigned int step,
+		   unsigned int steps)
+{
+	const struct ublk_path_ops *path = o->paths[pi];
+	struct server_sample s0 = { 0 }, s1 = { 0 }, sd = { 0 };
+	struct ublk_stats *shared;
+	struct wl_result res;
+	struct wl_spec spec;
+	struct counters *cnt = NULL;
+	char dev[32], name[64], err[256] = "";
+	int fds[2], status = 0, id, ret = -1;
+	pid_t pid;
+	struct trial t;
+
+	matrix_cell_name(c, name, sizeof(name));
+	shared = mmap(NULL, sizeof(*shared), PROT_READ | PROT_WRITE,
+		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (shared == MAP_FAILED || pipe2(fds, O_CLOEXEC))
+		return -1;
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		close(fds[0]);
+		server_child(o, c, path, shared, fds[1]);
+	}
+	close(fds[1]);
+	id = pid > 0 ? server_wait_ready(pid, fds[0], &status) : -1;
+	close(fds[0]);
+	if (id < 0) {
+		munmap(shared, sizeof(*shared));
+		if (WIFEXITED(status) && WEXITSTATUS(status) == 4) {
+			fprintf(stderr, "abtool run: skip path %s on this kernel\n",
+				path->name);
+			return 4;
+		}
+		fprintf(stderr, "abtool run: %s %s: server did not start\n",
+			path->name, name);
+		return -1;
+	}
+	snprintf(dev, sizeof(dev), "/dev/ublkb%d", id);
+	if (wait_for_node(dev)) {
+		fprintf(stderr, "abtool run: %s did not appear\n", dev);
+		goto stop;
+	}
+
+	if (o->ramp_ms) {
+		spec_for_cell(o, c, o->ramp_ms, &spec);
+		spec.verify = false;
+		if (wl_run(dev, &spec, &res, err, sizeof(err))) {
+			fprintf(stderr, "abtool run: warm-up on %s: %s\n", dev, err);
+			goto stop;
+		}
+	}
+	spec_for_cell(o, c, o->runtime_ms, &spec);
+	cnt = counters_open_pid(pid);
+	if (!cnt)
+		fprintf(stderr, "abtool run: server counters: %s\n", strerror(errno));
+	stats_sum(shared, &s0.stats);
+	if (cnt)
+		counters_start(cnt);
+	ret = wl_run(dev, &spec, &res, err, sizeof(err));
+	if (cnt) {
+		counters_stop(cnt);
+		sd.have_cpu = counters_read(cnt, &sd.cpu) == 0;
+	}
+	stats_sum(shared, &s1.stats);
+	stats_delta(&s0.stats, &s1.stats, &sd.stats);
+	if (ret) {
+		fprintf(stderr, "abtool run: %s %s: %s\n", path->name, name, err);
+		ret = -1;
+		goto stop;
+	}
+	fill_trial(o, c, path, nr, &res, &sd, &t);
+	ret = results_write_trial(o->out, &t) ? -1 : 0;
+	fflush(o->out);
+	trial_release(&t);
+	fprintf(stderr, "[%u/%u] %s/%s %-26s %10.0f IOPS  p99 %7.0f us%s\n",
+		step, steps, o->variant, path->name, name, res.iops,
+		res.lat_all.p99_ns / 1e3,
+		o->verify ? (res.verify_errors ? "  VERIFY ERRORS" : "  verified") : "");
+	if (o->verify && res.verify_errors)
+		ret = -1;
+stop:
+	if (cnt)
+		counters_close(cnt);
+	kill(pid, SIGTERM);
+	waitpid(pid, &status, 0);
+	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		fprintf(stderr, "abtool run: server for %s %s exited badly (status 0x%x)\n",
+			path->name, name, status);
+		ublk_cleanup_stale(stderr);
+		ret = -1;
+	}
+	munmap(shared, sizeof(*shared));
+	return ret;
+}
+
+/* Backing files on workdir, filled so reads touch real pages. */
+static int make_backings(struct run_opts *o, unsigned int nr)
+{
+	static char chunk[1 << 20];
+	unsigned int i;
+	uint64_t off;
+
+	memset(chunk, 0x5a, sizeof(chunk));
+	for (i = 0; i < nr; i++) {
+		int fd;
+
+		snprintf(o->backings[i], sizeof(o->backings[i]),
+			 "%s/abtool-backing-%u", o->workdir, i);
+		fd = open(o->backings[i], O_RDWR | O_CREAT | O_TRUNC, 0600);
+		if (fd < 0) {
+			fprintf(stderr, "abtool run: cannot create %s: %s\n",
+				o->backings[i], strerror(errno));
+			return -1;
+		}
+		for (off = 0; off < o->backing_size; off += sizeof(chunk))
+			if (pwrite(fd, chunk, sizeof(chunk), off) != sizeof(chunk)) {
+				fprintf(stderr, "abtool run: cannot fill %s: %s\n",
+					o->backings[i], strerror(errno));
+				close(fd);
+				return -1;
+			}
+		close(fd);
+	}
+	o->nr_backings = nr;
+	return 0;
+}
+
+static void remove_backings(struct run_opts *o)
+{
+	while (o->nr_backings)
+		unlink(o->backings[--o->nr_backings]);
+}
+
+static void run_usage(FILE *f)
+{
+	fprintf(f,
+"usage: abtool run [options]\n"
+"Measure every matrix cell on every data path; one JSON line per trial.\n"
+"  -o, --output FILE     append trial records here (default stdout)\n"
+"      --matrix FILE     run matrix (key=v1,v2 lines); default: built in\n"
+"      --quick           the built-in quick matrix\n"
+"  -p, --paths LIST      data paths, comma separated (default: all)\n"
+"  -n, --trials N        trials per cell and path (default 3)\n"
+"      --runtime DUR     measured time per trial (default 2s)\n"
+"      --ramp DUR        warm-up before each trial (default 500ms)\n"
+"      --size SIZE       size of each backing file (default 64M)\n"
+"      --workdir DIR     where backing files go (default /tmp)\n"
+"      --seed N          workload seed (default 1)\n"
+"      --verify          check every byte read (checksummed patterns)\n"
+"      --variant NAME    kernel variant label (default $ABTOOL_VARIANT or native)\n"
+"      --flavor NAME     kernel flavor label (default $ABTOOL_FLAVOR or perf)\n"
+"      --clock MODE      clock label: wall or icount (default $VMRUN_CLOCK or wall)\n"
+"      --accel NAME      tcg, kvm or native (default $VMRUN_ACCEL or native)\n"
+"      --boot N          boot index recorded with each trial (default 0)\n"
+"Default matrix:\n%s", matrix_default);
+}
+
+static const char *env_or(const char *name, const char *def)
+{
+	const char *v = getenv(name);
+
+	return v && *v ? v : def;
+}
+
+static int parse_paths(struct run_opts *o, char *list)
+{
+	char *tok, *save = NULL;
+
+	o->nr_paths = 0;
+	for (tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		const struct ublk_path_ops *p = ublk_path_find(tok);
+
+		if (!p) {
+			fprintf(stderr, "abtool run: unknown data path '%s'\n", tok);
+			return -1;
+		}
+		if (o->nr_paths == 8)
+			return -1;
+		o->paths[o->nr_paths++] = p;
+	}
+	return o->nr_paths ? 0 : -1;
+}
+
+static int run_bad(const char *opt, const char *arg)
+{
+	fprintf(stderr, "abtool run: --%s: bad value '%s'\n", opt, arg);
+	run_usage(stderr);
+	return 2;
+}
+
+int cmd_run(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "matrix", required_argument, NULL, 'M' },
+		{ "quick", no_argument, NULL, 'Q' },
+		{ "paths", required_argument, NULL, 'p' },
+		{ "trials", required_argument, NULL, 'n' },
+		{ "runtime", required_argument, NULL, 'R' },
+		{ "ramp", required_argument, NULL, 'r' },
+		{ "size", required_argument, NULL, 's' },
+		{ "workdir", required_argument, NULL, 'w' },
+		{ "seed", required_argument, NULL, 'S' },
+		{ "verify", no_argument, NULL, 'V' },
+		{ "variant", required_argument, NULL, 'v' },
+		{ "flavor", required_argument, NULL, 'f' },
+		{ "clock", required_argument, NULL, 'c' },
+		{ "accel", required_argument, NULL, 'a' },
+		{ "boot", required_argument, NULL, 'b' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	struct run_opts *o = calloc(1, sizeof(*o));
+	const char *matrix_file = NULL, *output = NULL;
+	unsigned int i, j, k, tr, maxlegs = 0, step = 0, steps;
+	bool quick = false;
+	char err[256] = "";
+	uint64_t v;
+	int opt, ret = 0;
+
+	if (!o)
+		return 1;
+	o->variant = env_or("ABTOOL_VARIANT", "native");
+	o->flavor = env_or("ABTOOL_FLAVOR", "perf");
+	o->clock = env_or("VMRUN_CLOCK", "wall");
+	o->accel = env_or("VMRUN_ACCEL", "native");
+	o->trials = 3;
+	o->runtime_ms = 2000;
+	o->ramp_ms = 500;
+	o->backing_size = 64 << 20;
+	o->workdir = "/tmp";
+	o->seed = 1;
+	for (i = 0; i < ublk_nr_paths; i++)
+		o->paths[o->nr_paths++] = ublk_paths[i];
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "o:p:n:h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'o': output = optarg; break;
+		case 'M': matrix_file = optarg; break;
+		case 'Q': quick = true; break;
+		case 'p':
+			if (parse_paths(o, optarg))
+				return run_bad("paths", optarg);
+			break;
+		case 'n':
+			if (wl_parse_uint(optarg, 1, 1000, &v))
+				return run_bad("trials", optarg);
+			o->trials = v;
+			break;
+		case 'R':
+			if (wl_parse_duration_ms(optarg, &o->runtime_ms) || !o->runtime_ms)
+				return run_bad("runtime", optarg);
+			break;
+		case 'r':
+			if (wl_parse_duration_ms(optarg, &o->ramp_ms))
+				return run_bad("ramp", optarg);
+			break;
+		case 's':
+			if (parse_size(optarg, &o->backing_size) ||
+			    o->backing_size < (1 << 20))
+				return run_bad("size", optarg);
+			o->backing_size &= ~((uint64_t)(1 << 20) - 1);
+			break;
+		case 'w': o->workdir = optarg; break;
+		case 'S':
+			if (wl_parse_uint(optarg, 0, UINT64_MAX, &o->seed))
+				return run_bad("seed", optarg);
+			break;
+		case 'V': o->verify = true; break;
+		case 'v': o->variant = optarg; break;
+		case 'f': o->flavor = optarg; break;
+		case 'c':
+			if (strcmp(optarg, "wall") && strcmp(optarg, "icount"))
+				return run_bad("clock", optarg);
+			o->clock = optarg;
+			break;
+		case 'a': o->accel = optarg; break;
+		case 'b':
+			if (wl_parse_uint(optarg, 0, 1000, &v))
+				return run_bad("boot", optarg);
+			o->boot = v;
+			break;
+		case 'h': run_usage(stdout); return 0;
+		default: run_usage(stderr); return 2;
+		}
+	}
+	if (optind < argc)
+		return run_bad("(argument)", argv[optind]);
+	if (matrix_file)
+		ret = matrix_parse_file(&o->matrix, matrix_file, err, sizeof(err));
+	else
+		ret = matrix_parse(&o->matrix, quick ? matrix_quick : matrix_default,
+				   err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "abtool run: matrix: %s\n", err);
+		return 2;
+	}
+	o->out = output ? fopen(output, "a") : stdout;
+	if (!o->out) {
+		fprintf(stderr, "abtool run: cannot open %s: %s\n", output, strerror(errno));
+		return 1;
+	}
+
+	ublk_cleanup_stale(stderr);
+	signal(SIGINT, on_interrupt);
+	signal(SIGTERM, on_interrupt);
+	for (i = 0; i < o->matrix.nr; i++)
+		if (o->matrix.cells[i].legs > maxlegs)
+			maxlegs = o->matrix.cells[i].legs;
+	if (make_backings(o, maxlegs))
+		return 1;
+
+	steps = o->trials * o->matrix.nr * o->nr_paths;
+	ret = 0;
+	for (tr = 0; tr < o->trials && !run_interrupted; tr++) {
+		for (i = 0; i < o->matrix.nr && !run_interrupted; i++) {
+			for (j = 0; j < o->nr_paths && !run_interrupted; j++) {
+				/* ABBA: reverse the path order on odd trials */
+				k = tr % 2 ? o->nr_paths - 1 - j : j;
+				step++;
+				if (o->path_skipped[k])
+					continue;
+				switch (run_one(o, &o->matrix.cells[i], k, tr, step, steps)) {
+				case 0: break;
+				case 4: o->path_skipped[k] = true; break;
+				default: ret = 1;
+				}
+			}
+		}
+	}
+	remove_backings(o);
+	if (output)
+		fclose(o->out);
+	if (run_interrupted) {
+		fprintf(stderr, "abtool run: interrupted\n");
+		ret = 130;
+	}
+	free(o);
+	return ret;
+}

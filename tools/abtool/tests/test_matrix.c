@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Run-matrix parsing: products, defaults, errors with line numbers. */
+#include <string.h>
+
+#include "kselftest_harness.h"
+#include "matrix.h"
+
+static struct matrix m;
+static char err[256];
+
+static int parse(const char *text)
+{
+	memset(&m, 0, sizeof(m));
+	err[0] = '\0';
+	return matrix_parse(&m, text, err, sizeof(err));
+}
+
+TEST(product_of_one_line)
+{
+	char name[64];
+
+	ASSERT_EQ(0, parse("target=null,mirror-2 rw=randread,randwrite bs=4k,64k,512k iodepth=16"));
+	ASSERT_EQ(12, m.nr);
+	/* the last key varies fastest */
+	matrix_cell_name(&m.cells[0], name, sizeof(name));
+	EXPECT_STREQ("null randread 4K qd16", name);
+	matrix_cell_name(&m.cells[1], name, sizeof(name));
+	EXPECT_STREQ("null randread 64K qd16", name);
+	matrix_cell_name(&m.cells[11], name, sizeof(name));
+	EXPECT_STREQ("mirror-2 randwrite 512K qd16", name);
+	EXPECT_EQ(2, m.cells[11].legs);
+	EXPECT_EQ(0, m.cells[0].legs);
+}
+
+TEST(lines_append_and_comments_are_ignored)
+{
+	ASSERT_EQ(0, parse("# a comment\n\ntarget=loop bs=1m # trailing\ntarget=stripe-4 jobs=2\n"));
+	ASSERT_EQ(2, m.nr);
+	EXPECT_STREQ("loop", m.cells[0].target);
+	EXPECT_EQ(1, m.cells[0].legs);
+	EXPECT_EQ(1u << 20, m.cells[0].bs);
+	/* defaults: randread, 4K, QD16, one job */
+	EXPECT_EQ(WL_RW_RANDREAD, m.cells[0].rw);
+	EXPECT_EQ(16, m.cells[0].iodepth);
+	EXPECT_EQ(4, m.cells[1].legs);
+	EXPECT_EQ(2, m.cells[1].jobs);
+	EXPECT_EQ(4096, m.cells[1].bs);
+}
+
+TEST(built_in_matrices_parse)
+{
+	ASSERT_EQ(0, parse(matrix_default));
+	/* 3 targets x 2 rw x 3 bs, plus mirror-4 writes at 64K and 512K */
+	EXPECT_EQ(20, m.nr);
+	ASSERT_EQ(0, parse(matrix_quick));
+	EXPECT_EQ(3, m.nr);
+}
+
+TEST(errors_name_the_line_and_value)
+{
+	EXPECT_EQ(-EINVAL, parse("target=null\ntarget=raid5"));
+	EXPECT_STREQ("line 2: bad target value 'raid5'", err);
+	EXPECT_EQ(-EINVAL, parse("bs=1000"));
+	EXPECT_STREQ("line 1: bad bs value '1000'", err);
+	EXPECT_EQ(-EINVAL, parse("colour=red"));
+	EXPECT_STREQ("line 1: unknown key 'colour'", err);
+	EXPECT_EQ(-EINVAL, parse("target"));
+	EXPECT_STREQ("line 1: 'target' is not key=values", err);
+	EXPECT_EQ(-EINVAL, parse("target=mirror"));
+	EXPECT_EQ(-EINVAL, parse("target=mirror-1"));
+	EXPECT_EQ(-EINVAL, parse("target=null-2"));
+	EXPECT_EQ(-EINVAL, parse("iodepth=0"));
+	EXPECT_EQ(-EINVAL, parse("rw=sideways"));
+}
+
+TEST(too_many_cells_is_an_error)
+{
+	EXPECT_EQ(-EINVAL, parse(
+		"bs=1k,2k,3k,4k,5k,6k,7k,8k iodepth=1,2,3,4,5,6,7,8 jobs=1,2,3,4,5,6,7,8,9"));
+	EXPECT_STREQ("line 1: more than 512 cells", err);
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,910 @@
+// SPDX-License-Identifier: GPL-2.0
+/* report*.c, plot.c and compare.c on synthetic trials (no VM). */
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "kselftest_harness.h"
+
+#include "compare.h"
+#include "plot.h"
+#include "report.h"
+#include "results.h"
+
+#define N(a)	(sizeof(a) / sizeof((a)[0]))
+
+static struct trial_cell make_cell(const char *target, unsigned int legs,
+				   const char *rw, uint64_t bs,
+				   unsigned int qd, unsigned int jobs)
+{
+	struct trial_cell c;
+
+	memset(&c, 0, sizeof(c));
+	snprintf(c.target, sizeof(c.target), "%s", target);
+	snprintf(c.rw, sizeof(c.rw), "%s", rw);
+	c.legs = legs;
+	c.bs = bs;
+	c.iodepth = qd;
+	c.jobs = jobs;
+	return c;
+}
+
+/* Within +-1% of 1, the same sequence for every config. */
+static double jitter(int i)
+{
+	return 1 + 0.002 * (double)((i * 7) % 11 - 5);
+}
+
+struct env {
+	const char *clock, *accel, *kernel;
+};
+
+static const struct env icount_tcg = { "icount", "tcg", "6.12.118" };
+static const struct env wall_kvm = { "wall", "kvm", "6.12.118" };
+
+/* @n trials of one config in one cell, iops = @base * @factor * jitter. */
+static void add_trials(struct trial_set *set, const char *variant,
+		       const char *path, const struct trial_cell *cell,
+		       int n, double base, double factor,
+		       const struct env *env)
+{
+	struct trial t;
+	double iops;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		trial_init(&t);
+		snprintf(t.variant, sizeof(t.variant), "%s", variant);
+		snprintf(t.path, sizeof(t.path), "%s", path);
+		snprintf(t.kernel, sizeof(t.kernel), "%s", env->kernel);
+		snprintf(t.clock, sizeof(t.clock), "%s", env->clock);
+		snprintf(t.accel, sizeof(t.accel), "%s", env->accel);
+		strcpy(t.flavor, "perf");
+		strcpy(t.host, "testhost");
+		snprintf(t.date, sizeof(t.date), "2026-12-03T10:%02d:00Z", i);
+		t.boot = 0;
+		t.trial = i;
+		t.cell = *cell;
+		iops = base * factor * jitter(i);
+		trial_set_metric(&t, "iops", iops);
+		trial_set_metric(&t, "lat_p99_us", 16e6 / iops);
+		trial_set_metric(&t, "server_cpu_us_per_io", 9.1 / factor);
+		trial_set_metric(&t, "zz_custom_counter", 3);
+		trial_set_add(set, &t);
+	}
+}
+
+static const struct {
+	const char *variant, *path;
+	double factor;
+} configs[] = {
+	{ "base", "copy", 1.0 },
+	{ "base", "user_copy", 1.0 },		/* same as the baseline */
+	{ "splice-rsrc", "splice", 1.2 },	/* clearly faster */
+	{ "fused", "fused", 1.3 },
+	{ "bpf", "bpf", 0.8 },
+	{ "base", "splice", 1.1 },
+	{ "splice-rsrc", "copy", 1.0 },
+	{ "fused", "copy", 1.0 },
+};
+
+/* @nr_configs configs from the table over the usual cells, @n trials. */
+static void make_set(struct trial_set *set, size_t nr_configs, int n,
+		     const struct env *env)
+{
+	const struct trial_cell cells[] = {
+		make_cell("null", 1, "randread", 4096, 16, 1),
+		make_cell("loop", 1, "write", 65536, 16, 1),
+		make_cell("mirror", 2, "write", 65536, 16, 1),
+		make_cell("stripe", 4, "randrw", 524288, 128, 4),
+	};
+	size_t c, k;
+
+	trial_set_init(set);
+	for (k = 0; k < N(cells); k++)
+		for (c = 0; c < nr_configs; c++)
+			add_trials(set, configs[c].variant, configs[c].path,
+				   &cells[k], n, 60000, configs[c].factor,
+				   env);
+}
+
+static struct report *build(struct __test_metadata *_metadata,
+			    const struct trial_set *set,
+			    const struct report_opts *opts)
+{
+	struct report_opts defaults;
+	struct report *r = NULL;
+	char err[512];
+
+	if (!opts) {
+		report_opts_init(&defaults);
+		opts = &defaults;
+	}
+	EXPECT_EQ(0, report_build(set, opts, &r, err, sizeof(err)))
+		TH_LOG("%s", err);
+	return r;
+}
+
+/* The report in format @fmt, as a malloc'd string. */
+static char *emit(const struct report *r, const char *fmt)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return NULL;
+	if (report_emit(r, fmt, f)) {
+		fclose(f);
+		free(buf);
+		return NULL;
+	}
+	fclose(f);
+	return buf;
+}
+
+/* Every line at most @width bytes, and plain ASCII. */
+static void expect_fits(struct __test_metadata *_metadata, const char *text,
+			size_t width)
+{
+	const char *line = text, *nl;
+	size_t len;
+
+	for (; *line; line = nl + 1) {
+		nl = strchrnul(line, '\n');
+		len = (size_t)(nl - line);
+		EXPECT_LE(len, width)
+			TH_LOG("%zu columns: \"%.*s\"", len, (int)len, line);
+		for (const char *p = line; p < nl; p++)
+			EXPECT_TRUE(*p >= ' ' && *p <= '~')
+				TH_LOG("not printable ASCII in \"%.*s\"",
+				       (int)len, line);
+		if (!*nl)
+			break;
+	}
+}
+
+/* The first line of @text that starts with @prefix, or NULL. */
+static const char *line_starting(const char *text, const char *prefix)
+{
+	const char *line = text;
+
+	while (line && *line) {
+		if (!strncmp(line, prefix, strlen(prefix)))
+			return line;
+		line = strchr(line, '\n');
+		if (line)
+			line++;
+	}
+	return NULL;
+}
+
+/* Copy of the line at @line (no newline) into @buf. */
+static const char *copy_line(const char *line, char *buf, size_t len)
+{
+	snprintf(buf, len, "%.*s", (int)(strchrnul(line, '\n') - line), line);
+	return buf;
+}
+
+static void check_text_width(struct __test_metadata *_metadata,
+			     size_t nr_configs)
+{
+	struct trial_set set;
+	struct report_opts opts;
+	struct report *r;
+	char *text;
+
+	make_set(&set, nr_configs, 5, &icount_tcg);
+	report_opts_init(&opts);
+	opts.all_metrics = true;
+	r = build(_metadata, &set, &opts);
+	ASSERT_NE(NULL, r);
+	text = emit(r, "text");
+	ASSERT_NE(NULL, text);
+	expect_fits(_metadata, text, 72);
+	/* every config is named, in the legend at least */
+	for (size_t c = 0; c < nr_configs; c++) {
+		char label[160];
+
+		snprintf(label, sizeof(label), "%s/%s", configs[c].variant,
+			 configs[c].path);
+		EXPECT_NE(NULL, strstr(text, label)) TH_LOG("%s", label);
+	}
+	free(text);
+	report_free(r);
+	trial_set_release(&set);
+}
+
+TEST(text_fits_72_columns_with_2_configs)
+{
+	check_text_width(_metadata, 2);
+}
+
+TEST(text_fits_72_columns_with_3_configs)
+{
+	check_text_width(_metadata, 3);
+}
+
+TEST(text_fits_72_columns_with_4_configs)
+{
+	check_text_width(_metadata, 4);
+}
+
+TEST(text_fits_72_columns_with_8_configs)
+{
+	check_text_width(_metadata, 8);
+}
+
+TEST(text_fits_72_columns_with_long_names)
+{
+	char target[TRIAL_STR_MAX], variant[TRIAL_STR_MAX];
+	struct trial_cell cell;
+	struct trial_set set;
+	struct report *r;
+	size_t nr, k;
+	char *text;
+
+	memset(target, 't', sizeof(target) - 1);
+	target[sizeof(target) - 1] = '\0';
+	memset(variant, 'v', sizeof(variant) - 1);
+	variant[sizeof(variant) - 1] = '\0';
+	cell = make_cell(target, 16, "randrw", 3 * 524288, 1024, 64);
+	for (nr = 2; nr <= 4; nr++) {
+		trial_set_init(&set);
+		for (k = 0; k < nr; k++) {
+			variant[0] = (char)('a' + k);
+			add_trials(&set, variant, "a-long-data-path-name",
+				   &cell, 5, 123456789, 1 + 0.5 * (double)k,
+				   &icount_tcg);
+		}
+		r = build(_metadata, &set, NULL);
+		ASSERT_NE(NULL, r);
+		text = emit(r, "text");
+		ASSERT_NE(NULL, text);
+		expect_fits(_metadata, text, 72);
+		free(text);
+		report_free(r);
+		trial_set_release(&set);
+	}
+}
+
+/* Config B equals the baseline, C is 20% faster: "~" and a delta. */
+TEST(tilde_when_not_significant_delta_when_significant)
+{
+	const struct trial_cell cell = make_cell("null", 1, "randread", 4096,
+						 16, 1);
+	struct trial_set set;
+	struct report_opts opts;
+	const struct report_entry *e;
+	const char *metrics[] = { "iops" };
+	char line[256];
+	const char *row;
+	struct report *r;
+	char *text;
+
+	trial_set_init(&set);
+	add_trials(&set, "base", "copy", &cell, 5, 60000, 1.0, &icount_tcg);
+	add_trials(&set, "base", "user_copy", &cell, 5, 60000, 1.0,
+		   &icount_tcg);
+	add_trials(&set, "splice-rsrc", "splice", &cell, 5, 60000, 1.2,
+		   &icount_tcg);
+	report_opts_init(&opts);
+	opts.metrics = metrics;
+	opts.nr_metrics = 1;
+	r = build(_metadata, &set, &opts);
+	ASSERT_NE(NULL, r);
+	ASSERT_EQ(1, r->nr_metrics);
+	ASSERT_EQ(3, r->nr_columns);
+
+	e = report_entry(r, &r->metrics[0], 0, 1);
+	EXPECT_EQ(REPORT_NOT_SIGNIFICANT, e->verdict);
+	EXPECT_TRUE(e->mwu.p > 0.05);
+	e = report_entry(r, &r->metrics[0], 0, 2);
+	EXPECT_EQ(REPORT_SIGNIFICANT, e->verdict);
+	EXPECT_TRUE(fabs(e->delta_pct - 20) < 1e-9);
+	/* 5+5, no ties, complete separation: 2 / C(10, 5) */
+	EXPECT_TRUE(e->mwu.exact);
+	EXPECT_TRUE(fabs(e->mwu.p - 2.0 / 252) < 1e-12);
+
+	text = emit(r, "text");
+	ASSERT_NE(NULL, text);
+	row = line_starting(text, "null randread 4K qd16");
+	ASSERT_NE(NULL, row) TH_LOG("%s", text);
+	copy_line(row, line, sizeof(line));
+	EXPECT_NE(NULL, strstr(line, "+20.0%")) TH_LOG("%s", line);
+	EXPECT_NE(NULL, strstr(line, " ~ ")) TH_LOG("%s", line);
+	EXPECT_EQ(NULL, strstr(text, "~*"));	/* n=5: large enough */
+	EXPECT_EQ(NULL, strstr(text, "n too small"));
+	free(text);
+	report_free(r);
+	trial_set_release(&set);
+}
+
+/* With only 3 trials a side even a 50% gain cannot reach p < 0.05. */
+TEST(n_too_small_is_a_footnote)
+{
+	const struct trial_cell cell = make_cell("null", 1, "write", 65536,
+						 16, 1);
+	struct trial_set set;
+	struct report *r;
+	char *text, *md;
+
+	trial_set_init(&set);
+	add_trials(&set, "base", "copy", &cell, 3, 9000, 1.0, &wall_kvm);
+	add_trials(&set, "fused", "fused", &cell, 3, 9000, 1.5, &wall_kvm);
+	r = build(_metadata, &set, NULL);
+	ASSERT_NE(NULL, r);
+	EXPECT_EQ(REPORT_N_TOO_SMALL,
+		  report_entry(r, &r->metrics[0], 0, 1)->verdict);
+	EXPECT_TRUE(r->metrics[0].any_n_too_small);
+	text = emit(r, "text");
+	md = emit(r, "markdown");
+	ASSERT_NE(NULL, text);
+	ASSERT_NE(NULL, md);
+	EXPECT_NE(NULL, strstr(text, "~*"));
+	EXPECT_NE(NULL, strstr(text, "n too small"));
+	EXPECT_NE(NULL, strstr(md, "n too small"));
+	EXPECT_EQ(NULL, strstr(text, "+50.0%"));
+	expect_fits(_metadata, text, 72);
+	free(text);
+	free(md);
+	report_free(r);
+	trial_set_release(&set);
+}
+
+TEST(header_states_n_clock_and_tcg)
+{
+	struct trial_set set;
+	struct report *r;
+	char *text, *md;
+
+	make_set(&set, 2, 5, &icount_tcg);
+	/* one more trial in one cell: n varies, 5..6 */
+	add_trials(&set, "base", "copy", &set.trials[0].cell, 1, 60000, 1,
+		   &icount_tcg);
+	r = build(_metadata, &set, NULL);
+	ASSERT_NE(NULL, r);
+	EXPECT_EQ(5, r->columns[0].n_min);
+	EXPECT_EQ(6, r->columns[0].n_max);
+	text = emit(r, "text");
+	md = emit(r, "markdown");
+	ASSERT_NE(NULL, text);
+	ASSERT_NE(NULL, md);
+	EXPECT_NE(NULL, strstr(text, "n=5..6")) TH_LOG("%s", text);
+	EXPECT_NE(NULL, strstr(text, "n=5\n")) TH_LOG("%s", text);
+	EXPECT_NE(NULL, line_starting(text, "clock: icount"));
+	EXPECT_NE(NULL, strstr(text, "NOT\n*** hardware numbers"));
+	EXPECT_NE(NULL, line_starting(text, "kernels: base 6.12.118"));
+	EXPECT_NE(NULL, line_starting(text, "flavor: perf"));
+	EXPECT_NE(NULL, line_starting(text, "host: testhost"));
+	EXPECT_NE(NULL, line_starting(text,
+		"dates: 2026-12-03T10:00:00Z .. 2026-12-03T10:04:00Z"));
+	EXPECT_NE(NULL, strstr(md, "**clock:** icount"));
+	EXPECT_NE(NULL, strstr(md, "NOT hardware numbers"));
+	EXPECT_NE(NULL, strstr(md, "| 5..6 |"));
+	free(text);
+	free(md);
+	report_free(r);
+	trial_set_release(&set);
+
+	/* no TCG, no warning */
+	make_set(&set, 2, 5, &wall_kvm);
+	r = build(_metadata, &set, NULL);
+	ASSERT_NE(NULL, r);
+	text = emit(r, "text");
+	ASSERT_NE(NULL, text);
+	EXPECT_NE(NULL, line_starting(text, "clock: wall"));
+	EXPECT_EQ(NULL, strstr(text, "hardware numbers"));
+	free(text);
+	report_free(r);
+	trial_set_release(&set);
+}
+
+TEST(mixed_clocks_are_refused_unless_allowed)
+{
+	const struct trial_cell cell = make_cell("null", 1, "read", 4096, 1, 1);
+	struct report_opts opts;
+	struct trial_set set;
+	struct report *r;
+	char err[512], *text;
+
+	trial_set_init(&set);
+	add_trials(&set, "base", "copy", &cell, 5, 1000, 1, &icount_tcg);
+	add_trials(&set, "fused", "fused", &cell, 5, 1000, 1, &wall_kvm);
+	report_opts_init(&opts);
+	EXPECT_EQ(-EINVAL, report_build(&set, &opts, &r, err, sizeof(err)));
+	EXPECT_EQ(NULL, r);
+	EXPECT_NE(NULL, strstr(err, "mixed clocks")) TH_LOG("%s", err);
+	EXPECT_NE(NULL, strstr(err, "--allow-mixed-clock")) TH_LOG("%s", err);
+
+	opts.allow_mixed_clock = true;
+	r = build(_metadata, &set, &opts);
+	ASSERT_NE(NULL, r);
+	EXPECT_TRUE(r->mixed_clock);
+	text = emit(r, "text");
+	ASSERT_NE(NULL, text);
+	EXPECT_NE(NULL, line_starting(text, "clock: MIXED"));
+	free(text);
+	report_free(r);
+	trial_set_release(&set);
+}
+
+TEST(no_trials_is_an_error)
+{
+	struct report_opts opts;
+	struct trial_set set;
+	struct report *r;
+	char err[256];
+
+	trial_set_init(&set);
+	report_opts_init(&opts);
+	EXPECT_GT(0, report_build(&set, &opts, &r, err, sizeof(err)));
+	EXPECT_NE(NULL, strstr(err, "no trials"));
+}
+
+TEST(baseline_grouping_and_metric_selection)
+{
+	const char *bad[] = { "iops", "no_such_metric" };
+	struct report_opts opts;
+	struct trial_set set;
+	struct report *r;
+	char err[512];
+
+	make_set(&set, 4, 3, &wall_kvm);
+	report_opts_init(&opts);
+	opts.baseline = "splice-rsrc/splice";
+	r = build(_metadata, &set, &opts);
+	ASSERT_NE(NULL, r);
+	EXPECT_STREQ("splice-rsrc/splice", r->columns[0].label);
+	EXPECT_STREQ("base/copy", r->columns[1].label);
+	EXPECT_STREQ("base/user_copy", r->columns[2].label);
+	/* defaults, in table order; the custom counter is not a default */
+	ASSERT_EQ(3, r->nr_metrics);
+	EXPECT_STREQ("iops", r->metrics[0].info.name);
+	EXPECT_STREQ("lat_p99_us", r->metrics[1].info.name);
+	EXPECT_STREQ("server_cpu_us_per_io", r->metrics[2].info.name);
+	report_free(r);
+
+	opts.baseline = "nope/nope";
+	EXPECT_EQ(-EINVAL, report_build(&set, &opts, &r, err, sizeof(err)));
+	EXPECT_NE(NULL, strstr(err, "base/copy")) TH_LOG("%s", err);
+
+	report_opts_init(&opts);
+	opts.by = REPORT_BY_VARIANT;
+	opts.all_metrics = true;
+	r = build(_metadata, &set, &opts);
+	ASSERT_NE(NULL, r);
+	EXPECT_EQ(3, r->nr_columns);	/* base, splice-rsrc, fused */
+	EXPECT_EQ(6, r->columns[0].n_min);	/* copy + user_copy */
+	ASSERT_EQ(4, r->nr_metrics);	/* unknown ones last */
+	EXPECT_STREQ("zz_custom_counter", r->metrics[3].info.name);
+	EXPECT_FALSE(r->metrics[3].info.known);
+	EXPECT_FALSE(r->metrics[3].info.higher_is_better);
+	EXPECT_TRUE(r->metrics[0].info.higher_is_better);
+	report_free(r);
+
+	report_opts_init(&opts);
+	opts.by = REPORT_BY_PATH;
+	r = build(_metadata, &set, &opts);
+	ASSERT_NE(NULL, r);
+	EXPECT_EQ(4, r->nr_columns);
+	EXPECT_STREQ("copy", r->columns[0].label);
+	report_free(r);
+
+	report_opts_init(&opts);
+	opts.metrics = bad;
+	opts.nr_metrics = N(bad);
+	EXPECT_EQ(-EINVAL, report_build(&set, &opts, &r, err, sizeof(err)));
+	EXPECT_NE(NULL, strstr(err, "no_such_metric")) TH_LOG("%s", err);
+	trial_set_release(&set);
+}
+
+TEST(cell_labels)
+{
+	struct trial_cell c;
+	char buf[128];
+
+	c = make_cell("null", 1, "randread", 4096, 16, 1);
+	report_cell_label(&c, buf, sizeof(buf));
+	EXPECT_STREQ("null randread 4K qd16", buf);
+	c = make_cell("mirror", 2, "write", 65536, 16, 1);
+	report_cell_label(&c, buf, sizeof(buf));
+	EXPECT_STREQ("mirror-2 write 64K qd16", buf);
+	c = make_cell("stripe", 4, "randrw", 1 << 20, 32, 4);
+	report_cell_label(&c, buf, sizeof(buf));
+	EXPECT_STREQ("stripe-4 randrw 1M qd32 j4", buf);
+	c = make_cell("loop", 1, "read", 1000, 1, 1);
+	report_cell_label(&c, buf, sizeof(buf));
+	EXPECT_STREQ("loop read 1000B qd1", buf);
+}
+
+TEST(value_formatting)
+{
+	static const struct {
+		double v;
+		const char *s;
+	} cases[] = {
+		{ 60123, "60.12k" }, { 1234567, "1.235M" }, { 4096, "4096" },
+		{ 250.1, "250.1" }, { 9.1, "9.100" }, { 0.5, "0.5000" },
+		{ 0, "0" }, { 123456, "123.5k" }, { 2.5e9, "2.500G" },
+	};
+	char buf[32];
+	size_t i;
+
+	for (i = 0; i < N(cases); i++) {
+		report_fmt_value(cases[i].v, buf, sizeof(buf));
+		EXPECT_STREQ(cases[i].s, buf);
+	}
+}
+
+/* Split one CSV record (RFC 4180 quoting); returns the field count. */
+static int csv_fields(const char **p)
+{
+	const char *s = *p;
+	bool quoted = false;
+	int n = 1;
+
+	for (; *s; s++) {
+		if (quoted) {
+			if (*s == '"' && s[1] == '"')
+				s++;
+			else if (*s == '"')
+				quoted = false;
+		} else if (*s == '"') {
+			quoted = true;
+		} else if (*s == ',') {
+			n++;
+		} else if (*s == '\n') {
+			s++;
+			break;
+		}
+	}
+	*p = s;
+	return quoted ? -1 : n;
+}
+
+TEST(csv_is_well_formed)
+{
+	const struct trial_cell cell = make_cell("null", 1, "read", 4096, 1, 1);
+	struct trial_set set;
+	struct report *r;
+	const char *p;
+	char *csv;
+	int header, rows = 0, n;
+
+	make_set(&set, 3, 5, &icount_tcg);
+	/* a label that needs quoting */
+	add_trials(&set, "we\"ird,variant", "copy", &cell, 5, 100, 1,
+		   &icount_tcg);
+	r = build(_metadata, &set, NULL);
+	ASSERT_NE(NULL, r);
+	csv = emit(r, "csv");
+	ASSERT_NE(NULL, csv);
+	p = csv;
+	header = csv_fields(&p);
+	EXPECT_EQ(33, header);
+	EXPECT_EQ(0, strncmp(csv, "metric,unit,", 12));
+	while (*p) {
+		n = csv_fields(&p);
+		EXPECT_EQ(header, n);
+		rows++;
+	}
+	EXPECT_EQ(r->nr_metrics * r->nr_cells * r->nr_columns, rows);
+	EXPECT_NE(NULL, strstr(csv, "\"we\"\"ird,variant/copy\""));
+	EXPECT_NE(NULL, strstr(csv, ",icount,tcg,"));
+	free(csv);
+	report_free(r);
+	trial_set_release(&set);
+}
+
+/* '|' not escaped by a backslash */
+static int md_pipes(const char *s, size_t len)
+{
+	int n = 0;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (s[i] == '|' && (!i || s[i - 1] != '\\'))
+			n++;
+	return n;
+}
+
+TEST(markdown_tables_are_well_formed)
+{
+	const char *line, *nl;
+	struct trial_set set;
+	struct report *r;
+	int tables = 0, width = 0, n;
+	size_t len;
+	char *md;
+
+	make_set(&set, 4, 5, &icount_tcg);
+	r = build(_metadata, &set, NULL);
+	ASSERT_NE(NULL, r);
+	md = emit(r, "markdown");
+	ASSERT_NE(NULL, md);
+	EXPECT_EQ(0, strncmp(md, "# abtool compare\n", 17));
+	for (line = md; *line; line = nl + 1) {
+		nl = strchrnul(line, '\n');
+		len = (size_t)(nl - line);
+		if (len && line[0] == '|') {
+			EXPECT_EQ('|', line[len - 1]);
+			n = md_pipes(line, len);
+			if (!width) {
+				width = n;
+				tables++;
+				/* the delimiter row follows the header */
+				EXPECT_EQ(0, strncmp(nl + 1, "|:--", 4) &&
+					     strncmp(nl + 1, "|---", 4));
+			}
+			EXPECT_EQ(width, n) TH_LOG("%.*s", (int)len, line);
+		} else {
+			width = 0;
+		}
+		if (!*nl)
+			break;
+	}
+	EXPECT_EQ(1 + r->nr_metrics, tables);	/* configs + one per metric */
+	EXPECT_NE(NULL, strstr(md, "**+20.0%**"));
+	EXPECT_NE(NULL, strstr(md, "\\~ (p="));
+	free(md);
+	report_free(r);
+	trial_set_release(&set);
+}
+
+static struct json_object *get(struct json_object *o, const char *key)
+{
+	struct json_object *v = NULL;
+
+	json_object_object_get_ex(o, key, &v);
+	return v;
+}
+
+TEST(json_parses_back)
+{
+	struct json_object *root, *header, *metrics, *m, *rows, *entries, *e;
+	struct trial_set set;
+	struct report *r;
+	char *js;
+
+	make_set(&set, 3, 5, &icount_tcg);
+	r = build(_metadata, &set, NULL);
+	ASSERT_NE(NULL, r);
+	js = emit(r, "json");
+	ASSERT_NE(NULL, js);
+	root = json_tokener_parse(js);
+	ASSERT_NE(NULL, root) TH_LOG("%s", js);
+	EXPECT_STREQ("abtool-compare-1",
+		     json_object_get_string(get(root, "schema")));
+	header = get(root, "header");
+	ASSERT_NE(NULL, header);
+	EXPECT_EQ(60, json_object_get_int(get(header, "trials")));
+	EXPECT_STREQ("base/copy",
+		     json_object_get_string(get(header, "baseline")));
+	EXPECT_TRUE(json_object_get_boolean(get(header, "tcg")));
+	EXPECT_STREQ("icount", json_object_get_string(json_object_array_get_idx(
+		get(get(header, "env"), "clocks"), 0)));
+	EXPECT_EQ(3, json_object_array_length(get(root, "configs")));
+	EXPECT_EQ(5, json_object_get_int(get(json_object_array_get_idx(
+		get(root, "configs"), 1), "n_min")));
+	EXPECT_EQ(4, json_object_array_length(get(root, "cells")));
+
+	metrics = get(root, "metrics");
+	ASSERT_EQ(3, json_object_array_length(metrics));
+	m = json_object_array_get_idx(metrics, 0);
+	EXPECT_STREQ("iops", json_object_get_string(get(m, "name")));
+	EXPECT_TRUE(json_object_get_boolean(get(m, "higher_is_better")));
+	rows = get(m, "rows");
+	ASSERT_EQ(4, json_object_array_length(rows));
+	entries = get(json_object_array_get_idx(rows, 0), "configs");
+	ASSERT_EQ(3, json_object_array_length(entries));
+	e = json_object_array_get_idx(entries, 0);
+	EXPECT_STREQ("baseline", json_object_get_string(get(e, "verdict")));
+	EXPECT_TRUE(json_object_is_type(get(e, "delta_pct"), json_type_null));
+	EXPECT_EQ(5, json_object_array_length(get(e, "values")));
+	e = json_object_array_get_idx(entries, 1);
+	EXPECT_STREQ("not significant",
+		     json_object_get_string(get(e, "verdict")));
+	e = json_object_array_get_idx(entries, 2);
+	EXPECT_STREQ("significant", json_object_get_string(get(e, "verdict")));
+	EXPECT_TRUE(fabs(json_object_get_double(get(e, "delta_pct")) - 20) <
+		    1e-9);
+	EXPECT_TRUE(json_object_get_double(get(e, "p_value")) < 0.05);
+	json_object_put(root);
+	free(js);
+	report_free(r);
+	trial_set_release(&set);
+}
+
+/* ---- the command ---- */
+
+static char *write_trials(const struct trial_set *set)
+{
+	static char path[64];
+	const struct trial *t;
+	FILE *f;
+	int fd;
+
+	strcpy(path, "/tmp/abtool-test-compare-XXXXXX");
+	fd = mkstemp(path);
+	if (fd < 0)
+		return NULL;
+	f = fdopen(fd, "w");
+	trial_set_for_each(set, t)
+		results_write_trial(f, t);
+	fclose(f);
+	return path;
+}
+
+/* The text of what the command wrote to stderr during run_compare(). */
+static char stderr_text[8192];
+
+/* cmd_compare(); stdout discarded (TAP stays clean), stderr kept. */
+static int run_compare(const char *const *args)
+{
+	char *argv[32], path[] = "/tmp/abtool-test-stderr-XXXXXX";
+	int argc = 0, null, out, err, tmp, ret;
+	ssize_t len;
+
+	argv[argc++] = (char *)"compare";
+	while (*args)
+		argv[argc++] = (char *)*args++;
+	argv[argc] = NULL;
+	fflush(stdout);
+	fflush(stderr);
+	out = dup(STDOUT_FILENO);
+	err = dup(STDERR_FILENO);
+	null = open("/dev/null", O_WRONLY);
+	tmp = mkstemp(path);
+	dup2(null, STDOUT_FILENO);
+	dup2(tmp, STDERR_FILENO);
+	ret = cmd_compare(argc, argv);
+	fflush(stdout);
+	fflush(stderr);
+	dup2(out, STDOUT_FILENO);
+	dup2(err, STDERR_FILENO);
+	len = pread(tmp, stderr_text, sizeof(stderr_text) - 1, 0);
+	stderr_text[len > 0 ? len : 0] = '\0';
+	close(null);
+	close(out);
+	close(err);
+	close(tmp);
+	unlink(path);
+	return ret;
+}
+
+/* A usage error: exit 2, one line naming the problem, then the usage. */
+static void expect_usage_error(struct __test_metadata *_metadata,
+			       const char *const *args, const char *what)
+{
+	const char *nl;
+
+	EXPECT_EQ(2, run_compare(args));
+	EXPECT_EQ(0, strncmp(stderr_text, "abtool compare: ", 16))
+		TH_LOG("%s", stderr_text);
+	nl = strchr(stderr_text, '\n');
+	ASSERT_NE(NULL, nl);
+	EXPECT_TRUE(memmem(stderr_text, (size_t)(nl - stderr_text), what,
+			   strlen(what)) != NULL) TH_LOG("%s", stderr_text);
+	EXPECT_EQ(0, strncmp(nl + 1, "usage: abtool compare", 21));
+}
+
+static int remove_one(const char *path, const struct stat *st, int flag,
+		      struct FTW *ftw)
+{
+	return remove(path);
+}
+
+/* rm -r @dir: the tests leave nothing behind in /tmp */
+static void remove_tree(const char *dir)
+{
+	nftw(dir, remove_one, 8, FTW_DEPTH | FTW_PHYS);
+}
+
+static bool exists(const char *dir, const char *name)
+{
+	char path[512];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return !stat(path, &st) && st.st_size > 0;
+}
+
+TEST(compare_command_line)
+{
+	char dir[] = "/tmp/abtool-test-outdir-XXXXXX", out[128], sub[128];
+	struct trial_set set;
+	char *input;
+
+	make_set(&set, 2, 5, &icount_tcg);
+	input = write_trials(&set);
+	ASSERT_NE(NULL, input);
+	ASSERT_NE(NULL, mkdtemp(dir));
+	snprintf(out, sizeof(out), "%s/out.csv", dir);
+	snprintf(sub, sizeof(sub), "%s/all", dir);
+
+	EXPECT_EQ(0, run_compare((const char *[]){ "--help", NULL }));
+	EXPECT_STREQ("", stderr_text);
+	expect_usage_error(_metadata, (const char *[]){ NULL },
+			   "no input files");
+	expect_usage_error(_metadata, (const char *[]){ "--bogus", input,
+							NULL }, "--bogus");
+	expect_usage_error(_metadata, (const char *[]){ "-f", "xml", input,
+							NULL }, "xml");
+	expect_usage_error(_metadata, (const char *[]){ "--alpha", "1.5",
+							input, NULL }, "1.5");
+	expect_usage_error(_metadata, (const char *[]){ "--by", "kernel",
+							input, NULL },
+			   "kernel");
+	expect_usage_error(_metadata, (const char *[]){ input, "-m", NULL },
+			   "-m needs an argument");
+	EXPECT_EQ(1, run_compare((const char *[]){ "/nonexistent.json",
+						   NULL }));
+	EXPECT_NE(NULL, strstr(stderr_text, "/nonexistent.json: "));
+	EXPECT_EQ(1, run_compare((const char *[]){ "-m", "nope", input,
+						   NULL }));
+	EXPECT_NE(NULL, strstr(stderr_text, "'nope'"));
+	EXPECT_EQ(0, run_compare((const char *[]){ input, NULL }));
+	EXPECT_EQ(0, run_compare((const char *[]){ "-f", "csv", "-o", out,
+						   "-m", "all", input,
+						   NULL }));
+	EXPECT_TRUE(exists(dir, "out.csv"));
+	EXPECT_EQ(0, run_compare((const char *[]){ "--outdir", sub,
+						   "--by", "file",
+						   "--alpha", "0.01", input,
+						   input, NULL }));
+	EXPECT_TRUE(exists(sub, "report.txt"));
+	EXPECT_TRUE(exists(sub, "report.md"));
+	EXPECT_TRUE(exists(sub, "report.csv"));
+	EXPECT_TRUE(exists(sub, "report.json"));
+	remove_tree(dir);
+	unlink(input);
+	trial_set_release(&set);
+}
+
+TEST(plots)
+{
+	char dir[] = "/tmp/abtool-test-plot-XXXXXX", err[512];
+	struct trial_set set;
+	struct report *r;
+	char *path;
+	int ret;
+
+	make_set(&set, 3, 5, &icount_tcg);
+	r = build(_metadata, &set, NULL);
+	ASSERT_NE(NULL, r);
+	ASSERT_NE(NULL, mkdtemp(dir));
+	ret = plot_write(r, dir, err, sizeof(err));
+	if (plot_have_gnuplot()) {
+		EXPECT_EQ(0, ret) TH_LOG("%s", err);
+		EXPECT_TRUE(exists(dir, "iops.svg"));
+		EXPECT_TRUE(exists(dir, "iops.png"));
+		EXPECT_TRUE(exists(dir, "lat_p99_us.svg"));
+	} else {
+		EXPECT_EQ(PLOT_NO_GNUPLOT, ret);
+	}
+	EXPECT_TRUE(exists(dir, "iops.gp"));
+	EXPECT_TRUE(exists(dir, "iops.dat"));
+
+	/* without gnuplot: scripts and data still, and a clear message */
+	path = getenv("PATH") ? strdup(getenv("PATH")) : NULL;
+	setenv("PATH", "/nonexistent", 1);
+	EXPECT_FALSE(plot_have_gnuplot());
+	EXPECT_EQ(PLOT_NO_GNUPLOT, plot_write(r, dir, err, sizeof(err)));
+	EXPECT_NE(NULL, strstr(err, "gnuplot not found"));
+	if (path)
+		setenv("PATH", path, 1);
+	free(path);
+	remove_tree(dir);
+	report_free(r);
+	trial_set_release(&set);
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,325 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * stats.c against independently computed reference values: scipy 1.10.1
+ * and numpy 1.24.2 from Debian 12 (apt-get install python3-scipy).  The
+ * exact command behind each number is in the comment above it.
+ */
+#include <errno.h>
+#include <math.h>
+
+#include "kselftest_harness.h"
+
+#include "stats.h"
+
+#define N(a)	(sizeof(a) / sizeof((a)[0]))
+
+static bool close_to(double want, double got, double rel)
+{
+	if (isnan(want))
+		return isnan(got);
+	return fabs(want - got) <= rel * fmax(fabs(want), 1e-300);
+}
+
+#define EXPECT_NEAR(want, got) \
+	EXPECT_TRUE(close_to((want), (got), 1e-9)) \
+		TH_LOG("%s: want %.17g, got %.17g", #got, (double)(want), \
+		       (double)(got))
+
+/* ---- quantiles: numpy.percentile (linear) ---- */
+
+static const double pcts[] = { 0, 10, 25, 50, 75, 90, 99, 100 };
+
+static void check_quantiles(struct __test_metadata *_metadata,
+			    const double *x, size_t n, const double *want)
+{
+	size_t i;
+
+	for (i = 0; i < N(pcts); i++)
+		EXPECT_NEAR(want[i], stats_quantile(x, n, pcts[i] / 100));
+}
+
+/*
+ * /usr/bin/python3 -c 'import numpy as np; print([repr(np.percentile([3,1,2], q)) for q in (0, 10, 25, 50, 75, 90, 99, 100)])'
+ * /usr/bin/python3 -c 'import numpy as np; print([repr(np.percentile([1,2,3,4], q)) for q in (0, 10, 25, 50, 75, 90, 99, 100)])'
+ * /usr/bin/python3 -c 'import numpy as np; print([repr(np.percentile([10.1,11.3,9.8,10.6,10.0], q)) for q in (0, 10, 25, 50, 75, 90, 99, 100)])'
+ * /usr/bin/python3 -c 'import numpy as np; print([repr(np.percentile([7.0], q)) for q in (0, 10, 25, 50, 75, 90, 99, 100)])'
+ * /usr/bin/python3 -c 'import numpy as np; print([repr(np.percentile([4,1,3,2,8,6,5,7,9,10,12,11], q)) for q in (0, 10, 25, 50, 75, 90, 99, 100)])'
+ */
+TEST(quantiles_match_numpy)
+{
+	static const double a[] = { 3, 1, 2 };
+	static const double a_q[] = { 1.0, 1.2, 1.5, 2.0, 2.5, 2.8, 2.98, 3.0 };
+	static const double b[] = { 1, 2, 3, 4 };
+	static const double b_q[] = { 1.0, 1.3, 1.75, 2.5, 3.25, 3.7,
+				      3.9699999999999998, 4.0 };
+	static const double c[] = { 10.1, 11.3, 9.8, 10.6, 10.0 };
+	static const double c_q[] = { 9.8, 9.88, 10.0, 10.1, 10.6, 11.02,
+				      11.272, 11.3 };
+	static const double d[] = { 7.0 };
+	static const double d_q[] = { 7, 7, 7, 7, 7, 7, 7, 7 };
+	static const double e[] = { 4, 1, 3, 2, 8, 6, 5, 7, 9, 10, 12, 11 };
+	static const double e_q[] = { 1.0, 2.1, 3.75, 6.5, 9.25, 10.9, 11.89,
+				      12.0 };
+
+	check_quantiles(_metadata, a, N(a), a_q);
+	check_quantiles(_metadata, b, N(b), b_q);
+	check_quantiles(_metadata, c, N(c), c_q);
+	check_quantiles(_metadata, d, N(d), d_q);
+	check_quantiles(_metadata, e, N(e), e_q);
+}
+
+TEST(median_odd_and_even)
+{
+	static const double odd[] = { 5, 1, 4, 2, 3 };
+	static const double even[] = { 8, 1, 4, 2 };
+
+	EXPECT_NEAR(3, stats_median(odd, N(odd)));
+	EXPECT_NEAR(3, stats_median(even, N(even)));
+	EXPECT_TRUE(isnan(stats_median(odd, 0)));
+}
+
+/* Quartiles as in quantiles_match_numpy (c): q1 10.0, q3 10.6. */
+TEST(summary_iqr_and_spread)
+{
+	static const double c[] = { 10.1, 11.3, 9.8, 10.6, 10.0 };
+	struct stats_summary s;
+
+	stats_summarize(c, N(c), &s);
+	EXPECT_EQ(5, s.n);
+	EXPECT_NEAR(9.8, s.min);
+	EXPECT_NEAR(10.0, s.q1);
+	EXPECT_NEAR(10.1, s.median);
+	EXPECT_NEAR(10.6, s.q3);
+	EXPECT_NEAR(11.3, s.max);
+	EXPECT_NEAR(10.36, s.mean);
+	/* half the IQR as % of the median: 0.3 / 10.1 */
+	EXPECT_NEAR(0.3 / 10.1 * 100, stats_spread_pct(&s));
+}
+
+TEST(summary_degenerate)
+{
+	static const double zeros[] = { 0, 0, 0 };
+	static const double around_zero[] = { -1, 0, 0, 1 };
+	struct stats_summary s;
+
+	stats_summarize(zeros, 0, &s);
+	EXPECT_EQ(0, s.n);
+	EXPECT_TRUE(isnan(s.median));
+	EXPECT_TRUE(isnan(stats_spread_pct(&s)));
+	stats_summarize(zeros, N(zeros), &s);
+	EXPECT_NEAR(0, stats_spread_pct(&s));	/* no spread at all */
+	stats_summarize(around_zero, N(around_zero), &s);
+	EXPECT_TRUE(isnan(stats_spread_pct(&s)));	/* % of 0 */
+}
+
+/* ---- Mann-Whitney U: scipy.stats.mannwhitneyu ---- */
+
+struct mwu_ref {
+	double u1;		/* scipy's statistic: U of x */
+	double p_exact;		/* method="exact"; NaN: we refuse (ties) */
+	double p_asymptotic;	/* method="asymptotic", use_continuity=True */
+	bool auto_exact;	/* what STATS_MWU_AUTO should pick */
+};
+
+static void check_mwu(struct __test_metadata *_metadata,
+		      const double *x, size_t nx, const double *y, size_t ny,
+		      const struct mwu_ref *ref)
+{
+	struct stats_mwu r, swapped;
+
+	ASSERT_EQ(0, stats_mann_whitney(x, nx, y, ny, STATS_MWU_ASYMPTOTIC,
+					&r));
+	EXPECT_NEAR(ref->u1, r.u1);
+	EXPECT_NEAR((double)(nx * ny) - ref->u1, r.u2);
+	EXPECT_FALSE(r.exact);
+	EXPECT_NEAR(ref->p_asymptotic, r.p);
+
+	if (isnan(ref->p_exact)) {
+		EXPECT_EQ(-EINVAL, stats_mann_whitney(x, nx, y, ny,
+						      STATS_MWU_EXACT, &r));
+	} else {
+		ASSERT_EQ(0, stats_mann_whitney(x, nx, y, ny, STATS_MWU_EXACT,
+						&r));
+		EXPECT_TRUE(r.exact);
+		EXPECT_NEAR(ref->p_exact, r.p);
+	}
+
+	ASSERT_EQ(0, stats_mann_whitney(x, nx, y, ny, STATS_MWU_AUTO, &r));
+	EXPECT_EQ(ref->auto_exact, r.exact);
+	EXPECT_NEAR(ref->auto_exact ? ref->p_exact : ref->p_asymptotic, r.p);
+
+	/* two-sided: the order of the samples must not matter */
+	ASSERT_EQ(0, stats_mann_whitney(y, ny, x, nx, STATS_MWU_AUTO,
+					&swapped));
+	EXPECT_NEAR(r.p, swapped.p);
+	EXPECT_NEAR(r.u1, swapped.u2);
+}
+
+/*
+ * /usr/bin/python3 -c 'from scipy.stats import mannwhitneyu as m; x = [1,2,2,3,4]; y = [2,3,3,5,6]; [print(k, *(repr(v) for v in m(x, y, alternative="two-sided", method=k, use_continuity=True))) for k in ("exact", "asymptotic")]'
+ * exact 6.0 0.2222222222222222
+ * asymptotic 6.0 0.19882894401644247
+ *
+ * scipy's "exact" ignores the ties; we refuse it and use the normal
+ * approximation with tie correction instead.
+ */
+TEST(mwu_ties)
+{
+	static const double x[] = { 1, 2, 2, 3, 4 }, y[] = { 2, 3, 3, 5, 6 };
+	static const struct mwu_ref ref = { 6.0, NAN, 0.19882894401644247,
+					    false };
+	struct stats_mwu r;
+
+	check_mwu(_metadata, x, N(x), y, N(y), &ref);
+	ASSERT_EQ(0, stats_mann_whitney(x, N(x), y, N(y), STATS_MWU_AUTO, &r));
+	EXPECT_TRUE(r.ties);
+}
+
+/*
+ * /usr/bin/python3 -c 'from scipy.stats import mannwhitneyu as m; x = [1.0,2.0,3.0]; y = [4.0,5.0,6.0]; [print(k, *(repr(v) for v in m(x, y, alternative="two-sided", method=k, use_continuity=True))) for k in ("exact", "asymptotic")]'
+ * exact 0.0 0.1
+ * asymptotic 0.0 0.08085559837005224
+ */
+TEST(mwu_n3_vs_3_separated)
+{
+	static const double x[] = { 1, 2, 3 }, y[] = { 4, 5, 6 };
+	static const struct mwu_ref ref = { 0.0, 0.1, 0.08085559837005224,
+					    true };
+
+	check_mwu(_metadata, x, N(x), y, N(y), &ref);
+	/* complete separation is the best 3+3 can do: never below 0.05 */
+	EXPECT_NEAR(0.1, stats_mwu_min_p(3, 3));
+}
+
+/*
+ * /usr/bin/python3 -c 'from scipy.stats import mannwhitneyu as m; x = [1.0,5.0,3.0]; y = [4.0,2.0,6.0]; [print(k, *(repr(v) for v in m(x, y, alternative="two-sided", method=k, use_continuity=True))) for k in ("exact", "asymptotic")]'
+ * exact 3.0 0.7
+ * asymptotic 3.0 0.6625205835400574
+ */
+TEST(mwu_n3_vs_3_mixed)
+{
+	static const double x[] = { 1, 5, 3 }, y[] = { 4, 2, 6 };
+	static const struct mwu_ref ref = { 3.0, 0.7, 0.6625205835400574,
+					    true };
+
+	check_mwu(_metadata, x, N(x), y, N(y), &ref);
+}
+
+/*
+ * /usr/bin/python3 -c 'from scipy.stats import mannwhitneyu as m; x = [10.1,11.3,9.8,10.6,10.0]; y = [10.9,11.8,12.1,11.0,11.5]; [print(k, *(repr(v) for v in m(x, y, alternative="two-sided", method=k, use_continuity=True))) for k in ("exact", "asymptotic")]'
+ * exact 2.0 0.031746031746031744
+ * asymptotic 2.0 0.0367138563627041
+ */
+TEST(mwu_n5_vs_5)
+{
+	static const double x[] = { 10.1, 11.3, 9.8, 10.6, 10.0 };
+	static const double y[] = { 10.9, 11.8, 12.1, 11.0, 11.5 };
+	static const struct mwu_ref ref = { 2.0, 0.031746031746031744,
+					    0.0367138563627041, true };
+
+	check_mwu(_metadata, x, N(x), y, N(y), &ref);
+}
+
+/*
+ * /usr/bin/python3 -c 'from scipy.stats import mannwhitneyu as m; x = [101.2,98.7,103.5,99.9,100.4,102.8,97.6,101.9,100.1,99.3]; y = [102.4,104.9,101.7,103.1,105.6,100.8,104.2,103.8,106.3,102.9,101.1,104.7]; [print(k, *(repr(v) for v in m(x, y, alternative="two-sided", method=k, use_continuity=True))) for k in ("exact", "asymptotic")]'
+ * exact 15.0 0.0020134664097512397
+ * asymptotic 15.0 0.0033436220846027958
+ */
+TEST(mwu_n10_vs_12)
+{
+	static const double x[] = { 101.2, 98.7, 103.5, 99.9, 100.4, 102.8,
+				    97.6, 101.9, 100.1, 99.3 };
+	static const double y[] = { 102.4, 104.9, 101.7, 103.1, 105.6, 100.8,
+				    104.2, 103.8, 106.3, 102.9, 101.1, 104.7 };
+	static const struct mwu_ref ref = { 15.0, 0.0020134664097512397,
+					    0.0033436220846027958, true };
+
+	check_mwu(_metadata, x, N(x), y, N(y), &ref);
+}
+
+/*
+ * /usr/bin/python3 -c 'from scipy.stats import mannwhitneyu as m; x = [5,6,7,8,9]; y = [5,6,7,8,9]; [print(k, *(repr(v) for v in m(x, y, alternative="two-sided", method=k, use_continuity=True))) for k in ("exact", "asymptotic")]'
+ * exact 12.5 1.0
+ * asymptotic 12.5 1.0
+ */
+TEST(mwu_identical_samples)
+{
+	static const double x[] = { 5, 6, 7, 8, 9 };
+	static const struct mwu_ref ref = { 12.5, NAN, 1.0, false };
+
+	check_mwu(_metadata, x, N(x), x, N(x), &ref);
+}
+
+/*
+ * /usr/bin/python3 -c 'from scipy.stats import mannwhitneyu as m; x = [3,3,3]; y = [3,3,3]; [print(k, *(repr(v) for v in m(x, y, alternative="two-sided", method=k, use_continuity=True))) for k in ("exact", "asymptotic")]'
+ * exact 4.5 1.0
+ * asymptotic 4.5 1.0
+ */
+TEST(mwu_all_values_equal)
+{
+	static const double x[] = { 3, 3, 3 };
+	static const struct mwu_ref ref = { 4.5, NAN, 1.0, false };
+
+	check_mwu(_metadata, x, N(x), x, N(x), &ref);
+}
+
+/*
+ * /usr/bin/python3 -c 'from scipy.stats import mannwhitneyu as m; x = [100,100.5,101,101.5,102,102.5,103,103.5,104,104.5]; y = [200,200.5,201,201.5,202,202.5,203,203.5,204,204.5]; [print(k, *(repr(v) for v in m(x, y, alternative="two-sided", method=k, use_continuity=True))) for k in ("exact", "asymptotic")]'
+ * exact 0.0 1.082508822446903e-05
+ * asymptotic 0.0 0.00018267179110955002
+ */
+TEST(mwu_clearly_different)
+{
+	static const double x[] = { 100, 100.5, 101, 101.5, 102, 102.5, 103,
+				    103.5, 104, 104.5 };
+	static const double y[] = { 200, 200.5, 201, 201.5, 202, 202.5, 203,
+				    203.5, 204, 204.5 };
+	static const struct mwu_ref ref = { 0.0, 1.082508822446903e-05,
+					    0.00018267179110955002, true };
+
+	check_mwu(_metadata, x, N(x), y, N(y), &ref);
+	/* 2 / C(20, 10): complete separation */
+	EXPECT_NEAR(1.082508822446903e-05, stats_mwu_min_p(10, 10));
+}
+
+/* Beyond STATS_MWU_EXACT_MAX_N the exact test is refused, auto is normal. */
+TEST(mwu_large_samples_are_asymptotic)
+{
+	double x[STATS_MWU_EXACT_MAX_N + 1], y[STATS_MWU_EXACT_MAX_N + 1];
+	struct stats_mwu r;
+	size_t i;
+
+	for (i = 0; i < N(x); i++) {
+		x[i] = (double)i;
+		y[i] = (double)i + 0.5;
+	}
+	EXPECT_EQ(-EINVAL, stats_mann_whitney(x, N(x), y, N(y),
+					      STATS_MWU_EXACT, &r));
+	ASSERT_EQ(0, stats_mann_whitney(x, N(x), y, N(y), STATS_MWU_AUTO, &r));
+	EXPECT_FALSE(r.exact);
+	EXPECT_FALSE(r.ties);
+}
+
+TEST(mwu_min_p)
+{
+	/* 2 / C(n + m, n) */
+	EXPECT_NEAR(1.0, stats_mwu_min_p(1, 1));
+	EXPECT_NEAR(2.0 / 6, stats_mwu_min_p(2, 2));
+	EXPECT_NEAR(2.0 / 35, stats_mwu_min_p(3, 4));
+	EXPECT_NEAR(2.0 / 70, stats_mwu_min_p(4, 4));
+	EXPECT_NEAR(2.0 / 56, stats_mwu_min_p(5, 3));
+	EXPECT_NEAR(2.0 / 252, stats_mwu_min_p(5, 5));
+}
+
+TEST(mwu_rejects_bad_input)
+{
+	static const double x[] = { 1, 2, 3 }, bad[] = { 1, NAN, 3 };
+	struct stats_mwu r;
+
+	EXPECT_EQ(-EINVAL, stats_mann_whitney(x, 0, x, 3, STATS_MWU_AUTO, &r));
+	EXPECT_EQ(-EINVAL, stats_mann_whitney(x, 3, x, 0, STATS_MWU_AUTO, &r));
+	EXPECT_EQ(-EINVAL, stats_mann_whitney(x, 3, bad, 3, STATS_MWU_AUTO,
+					      &r));
+}
+
+TEST_HARNESS_MAIN
