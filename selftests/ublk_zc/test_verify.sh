@@ -17,7 +17,7 @@ fio_verify() { # dev
 	fio --name=verify --filename="$1" --direct=1 --ioengine=io_uring \
 		--rw=randwrite --bsrange=512-128k --iomem_align=512 \
 		--iodepth=16 --size=$((SIZE / 2)) --verify=crc32c \
-		--verify_fatal=1 --do_verify=1 --randrepeat=1 \
+		--verify_fatal=1 --do_verify=1 --randrepeat=1 --verify_state_save=0 \
 		--output-format=terse > "$WORK/fio.out" 2>&1
 }
 
