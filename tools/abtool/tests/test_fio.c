@@ -221,7 +221,7 @@ TEST_F(fio, run_verify_failure_is_counted)
 	saved = dup(STDERR_FILENO);
 	devnull = open("/dev/null", O_WRONLY);
 	dup2(devnull, STDERR_FILENO);
-	ret = fio_run("--rw=write --bs=4k --size=64k --verify=crc32c --verify_only",
+	ret = fio_run("--rw=write --bs=4k --size=64k --verify=crc32c --verify_only --verify_state_save=0",
 		      self->file, &r, err, sizeof(err));
 	dup2(saved, STDERR_FILENO);
 	close(saved);
