@@ -208,7 +208,7 @@ TEST_F(fio, run_verify_failure_is_counted)
 
 	if (!have_fio())
 		SKIP(return, "fio is not installed");
-	ASSERT_EQ(0, fio_run("--rw=write --bs=4k --size=64k --verify=crc32c --do_verify=0",
+	ASSERT_EQ(0, fio_run("--rw=write --bs=4k --size=64k --verify=crc32c --do_verify=0 --verify_state_save=0",
 			     self->file, &r, err, sizeof(err)))
 		TH_LOG("%s", err);
 	EXPECT_EQ(0u, r.verify_errors);
