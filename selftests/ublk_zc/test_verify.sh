@@ -8,7 +8,9 @@
 . "$(dirname "$0")/common.sh"
 require_ublk
 
+# the debug flavor (KASAN, lockdep, kmemleak under TCG) is ~5x slower
 SIZE=$((16 << 20))
+[ "${UBLK_ZC_FLAVOR:-}" = debug ] && SIZE=$((4 << 20))
 # every path abtool knows; those this kernel lacks skip
 PATHS=${UBLK_ZC_PATHS:-$("$ABTOOL" features --paths | cut -d" " -f1)}
 ran=0

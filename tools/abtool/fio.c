@@ -10,23 +10,13 @@
 
 #include <json-c/json.h>
 
+#include "errmsg.h"
 #include "fio.h"
 
 #define FIO_MAX_ARGS	128
 #define FIO_MAX_PCTS	64
 #define FIO_MAX_PARTS	64	/* job entries x directions merged */
 
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return -1;
-}
 
 /* ---- JSON helpers: missing keys read as 0 ---- */
 
@@ -248,16 +238,16 @@ int fio_parse_json(const char *text, struct wl_result *r, char *err,
 	snprintf(r->source, sizeof(r->source), "fio");
 	root = start ? json_tokener_parse(start) : NULL;
 	if (!root)
-		return fail(err, errlen, "fio output holds no JSON object");
+		return set_err(err, errlen, -1, "fio output holds no JSON object");
 	jobs = get(root, "jobs");
 	if (!jobs || !json_object_is_type(jobs, json_type_array)) {
 		json_object_put(root);
-		return fail(err, errlen, "fio JSON has no \"jobs\" array");
+		return set_err(err, errlen, -1, "fio JSON has no \"jobs\" array");
 	}
 	t = calloc(1, sizeof(*t));
 	if (!t) {
 		json_object_put(root);
-		return fail(err, errlen, "out of memory");
+		return set_err(err, errlen, -1, "out of memory");
 	}
 	if (option_is_on(get(root, "global options"), "direct"))
 		r->direct = true;
@@ -303,7 +293,7 @@ static int build_argv(char *words, const char *job, const char *dev,
 		argv[argc++] = name;
 	for (w = strtok(words, " \t\n"); w; w = strtok(NULL, " \t\n")) {
 		if (argc == FIO_MAX_ARGS - 1)
-			return fail(err, errlen, "--fio: more than %d options",
+			return set_err(err, errlen, -1, "--fio: more than %d options",
 				    FIO_MAX_ARGS - 8);
 		argv[argc++] = w;
 	}
@@ -376,7 +366,7 @@ int fio_run(const char *job, const char *dev, struct wl_result *res,
 	memset(res, 0, sizeof(*res));
 	if (!words || !job || !*job) {
 		free(words);
-		return fail(err, errlen, "--fio: no job file or options");
+		return set_err(err, errlen, -1, "--fio: no job file or options");
 	}
 	if (build_argv(words, job, dev, argv, filename, sizeof(filename), err,
 		       errlen)) {
@@ -386,7 +376,7 @@ int fio_run(const char *job, const char *dev, struct wl_result *res,
 	pid = spawn(argv, &fd);
 	if (pid < 0) {
 		free(words);
-		return fail(err, errlen, "fio: %s", strerror(errno));
+		return set_err(err, errlen, -1, "fio: %s", strerror(errno));
 	}
 	out = read_all(fd);
 	close(fd);
@@ -394,20 +384,20 @@ int fio_run(const char *job, const char *dev, struct wl_result *res,
 		;
 	free(words);
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
-		ret = fail(err, errlen, "fio could not be run (is it installed? $ABTOOL_FIO names another binary)");
+		ret = set_err(err, errlen, -1, "fio could not be run (is it installed? $ABTOOL_FIO names another binary)");
 	else if (!out)
-		ret = fail(err, errlen, "out of memory");
+		ret = set_err(err, errlen, -1, "out of memory");
 	else if (!json_start(out) && !(WIFEXITED(status) && !WEXITSTATUS(status)))
-		ret = fail(err, errlen, "fio failed (%s %d) and printed no JSON",
+		ret = set_err(err, errlen, -1, "fio failed (%s %d) and printed no JSON",
 			   WIFEXITED(status) ? "exit status" : "signal",
 			   WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
 	else
 		ret = fio_parse_json(out, res, err, errlen);
 	if (!ret && res->error)
-		ret = fail(err, errlen, "fio: a job failed with error %d (%s)",
+		ret = set_err(err, errlen, -1, "fio: a job failed with error %d (%s)",
 			   res->error, strerror(res->error));
 	else if (!ret && !WIFEXITED(status))
-		ret = fail(err, errlen, "fio: killed by signal %d",
+		ret = set_err(err, errlen, -1, "fio: killed by signal %d",
 			   WTERMSIG(status));
 	free(out);
 	return ret;

@@ -8,20 +8,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "errmsg.h"
 #include "plot.h"
 #include "report.h"
 
 #define PLOT_HEIGHT	540
 
-static int fail(char *err, size_t errlen, int ret, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return ret;
-}
 
 bool plot_have_gnuplot(void)
 {
@@ -179,12 +171,12 @@ static int write_file(const char *dir, const char *name,
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	f = fopen(path, "w");
 	if (!f)
-		return fail(err, errlen, -errno, "%s: %s", path,
+		return set_err(err, errlen, -errno, "%s: %s", path,
 			    strerror(errno));
 	fn(f, r, m, stem);
 	bad = ferror(f);
 	if (fclose(f) || bad)
-		return fail(err, errlen, -EIO, "%s: write error", path);
+		return set_err(err, errlen, -EIO, "%s: write error", path);
 	return 0;
 }
 
@@ -205,7 +197,7 @@ static int run_gnuplot(const char *dir, const char *script,
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0)
-		return fail(err, errlen, -errno, "fork: %s", strerror(errno));
+		return set_err(err, errlen, -errno, "fork: %s", strerror(errno));
 	if (!pid) {
 		devnull = open("/dev/null", O_RDWR);
 		if (devnull >= 0) {
@@ -218,10 +210,10 @@ static int run_gnuplot(const char *dir, const char *script,
 		_exit(127);
 	}
 	if (waitpid(pid, &status, 0) < 0)
-		return fail(err, errlen, -errno, "waitpid: %s",
+		return set_err(err, errlen, -errno, "waitpid: %s",
 			    strerror(errno));
 	if (!WIFEXITED(status) || WEXITSTATUS(status))
-		return fail(err, errlen, -EIO, "gnuplot failed on %s/%s",
+		return set_err(err, errlen, -EIO, "gnuplot failed on %s/%s",
 			    dir, script);
 	return 0;
 }
@@ -236,7 +228,7 @@ int plot_write(const struct report *r, const char *dir,
 
 	ret = report_mkdir_p(dir);
 	if (ret)
-		return fail(err, errlen, ret, "%s: %s", dir, strerror(-ret));
+		return set_err(err, errlen, ret, "%s: %s", dir, strerror(-ret));
 	for (i = 0; i < r->nr_metrics; i++) {
 		const struct report_metric *m = &r->metrics[i];
 
@@ -256,7 +248,7 @@ int plot_write(const struct report *r, const char *dir,
 		}
 	}
 	if (!gnuplot) {
-		fail(err, errlen, PLOT_NO_GNUPLOT, "gnuplot not found: wrote "
+		set_err(err, errlen, PLOT_NO_GNUPLOT, "gnuplot not found: wrote "
 		     "the .dat and .gp files to %s, no images", dir);
 		return PLOT_NO_GNUPLOT;
 	}

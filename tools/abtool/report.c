@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "errmsg.h"
 #include "report.h"
 
 extern const struct report_format report_text, report_md, report_csv,
@@ -53,15 +54,6 @@ const char *report_by_name(enum report_by by)
 	return by_names[by];
 }
 
-static int fail(char *err, size_t errlen, int ret, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return ret;
-}
 
 /* ---- string sets ---- */
 
@@ -402,7 +394,7 @@ static int check_clocks(const struct trial_set *set, bool allow,
 		r->mixed_clock = true;
 		if (allow)
 			return 0;
-		return fail(err, errlen, -EINVAL,
+		return set_err(err, errlen, -EINVAL,
 			    "mixed clocks: %s (%s:%u) and %s (%s:%u) are not "
 			    "comparable; use --allow-mixed-clock to compare "
 			    "anyway", or_unknown(first->clock),
@@ -432,7 +424,7 @@ static int move_baseline_first(struct report *r, const char *baseline,
 				break;
 		report_join(&l, ", ", list, sizeof(list));
 		strlist_free(&l);
-		return fail(err, errlen, -EINVAL,
+		return set_err(err, errlen, -EINVAL,
 			    "baseline '%s' is not a config (configs: %s)",
 			    baseline, list);
 	}
@@ -464,7 +456,7 @@ static int place_trials(const struct trial_set *set,
 		cell = add_cell(r, &t->cell);
 		if (col < 0 || cell < 0 || env_add(&r->env, t) ||
 		    env_add(&r->columns[col].env, t))
-			return fail(err, errlen, -ENOMEM, "out of memory");
+			return set_err(err, errlen, -ENOMEM, "out of memory");
 		if (!strcmp(t->accel, "tcg"))
 			r->tcg = true;
 		where[i].cell = (size_t)cell;
@@ -562,7 +554,7 @@ static int select_metrics(const struct trial_set *set,
 		all_metrics(set, &have);
 		report_join(&have, ", ", list, sizeof(list));
 		strlist_free(&have);
-		return fail(err, errlen, -EINVAL,
+		return set_err(err, errlen, -EINVAL,
 			    "metric '%s' is in no trial (present: %s)",
 			    opts->metrics[i], *list ? list : "none");
 	}
@@ -571,7 +563,7 @@ all:
 	if (all_metrics(set, names))
 		return -ENOMEM;
 	if (!names->nr)
-		return fail(err, errlen, -EINVAL, "the trials have no metrics");
+		return set_err(err, errlen, -EINVAL, "the trials have no metrics");
 	return 0;
 }
 
@@ -677,13 +669,13 @@ int report_build(const struct trial_set *set, const struct report_opts *opts,
 	if (errlen)
 		err[0] = '\0';
 	if (!set->nr)
-		return fail(err, errlen, -ENODATA, "no trials in the input");
+		return set_err(err, errlen, -ENODATA, "no trials in the input");
 	if (!(opts->alpha > 0 && opts->alpha < 1))
-		return fail(err, errlen, -EINVAL, "alpha must be in (0, 1)");
+		return set_err(err, errlen, -EINVAL, "alpha must be in (0, 1)");
 	r = calloc(1, sizeof(*r));
 	where = calloc(set->nr, sizeof(*where));
 	if (!r || !where) {
-		ret = fail(err, errlen, -ENOMEM, "out of memory");
+		ret = set_err(err, errlen, -ENOMEM, "out of memory");
 		goto out;
 	}
 	r->by = opts->by;
@@ -691,7 +683,7 @@ int report_build(const struct trial_set *set, const struct report_opts *opts,
 	r->nr_trials = set->nr;
 	for (i = 0; i < set->nr_files; i++)
 		if (strlist_add(&r->files, set->files[i]) < 0) {
-			ret = fail(err, errlen, -ENOMEM, "out of memory");
+			ret = set_err(err, errlen, -ENOMEM, "out of memory");
 			goto out;
 		}
 	ret = check_clocks(set, opts->allow_mixed_clock, r, err, errlen);
@@ -704,7 +696,7 @@ int report_build(const struct trial_set *set, const struct report_opts *opts,
 	count_trials(r, where, set->nr);
 	r->metrics = calloc(names.nr, sizeof(*r->metrics));
 	if (!r->metrics) {
-		ret = fail(err, errlen, -ENOMEM, "out of memory");
+		ret = set_err(err, errlen, -ENOMEM, "out of memory");
 		goto out;
 	}
 	r->nr_metrics = names.nr;	/* zeroed: report_free() copes */
@@ -715,7 +707,7 @@ out:
 	free(where);
 	if (ret) {
 		if (ret == -ENOMEM && !*err)
-			fail(err, errlen, ret, "out of memory");
+			set_err(err, errlen, ret, "out of memory");
 		report_free(r);
 		return ret;
 	}
@@ -814,19 +806,19 @@ int report_write_outdir(const struct report *r, const char *dir,
 
 	ret = report_mkdir_p(dir);
 	if (ret)
-		return fail(err, errlen, ret, "%s: %s", dir, strerror(-ret));
+		return set_err(err, errlen, ret, "%s: %s", dir, strerror(-ret));
 	for (i = 0; report_formats[i]; i++) {
 		snprintf(path, sizeof(path), "%s/%s", dir,
 			 report_formats[i]->file);
 		f = fopen(path, "w");
 		if (!f)
-			return fail(err, errlen, -errno, "%s: %s", path,
+			return set_err(err, errlen, -errno, "%s: %s", path,
 				    strerror(errno));
 		ret = report_emit(r, report_formats[i]->name, f);
 		if (fclose(f) && !ret)
 			ret = -EIO;
 		if (ret)
-			return fail(err, errlen, ret, "%s: %s", path,
+			return set_err(err, errlen, ret, "%s: %s", path,
 				    strerror(-ret));
 	}
 	return 0;

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "errmsg.h"
 #include "size.h"
 #include "workload.h"
 
@@ -51,23 +52,12 @@ void wl_spec_init(struct wl_spec *spec)
 	spec->direct = true;
 }
 
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return -EINVAL;
-}
 
 static int set_size(const char *name, const char *value, uint64_t *out,
 		    char *err, size_t errlen)
 {
 	if (parse_size(value, out))
-		return fail(err, errlen,
+		return set_err(err, errlen, -EINVAL,
 			    "--%s: '%s' is not a size (e.g. 4096, 4k, 64K, 1M, 2G)",
 			    name, value);
 	return 0;
@@ -79,7 +69,7 @@ static int set_u32(const char *name, const char *value, uint64_t min,
 	uint64_t v;
 
 	if (wl_parse_uint(value, min, max, &v))
-		return fail(err, errlen,
+		return set_err(err, errlen, -EINVAL,
 			    "--%s: '%s' is not a whole number from %" PRIu64 " to %" PRIu64,
 			    name, value, min, max);
 	*out = (uint32_t)v;
@@ -90,7 +80,7 @@ static int set_time(const char *name, const char *value, uint64_t *ms,
 		    char *err, size_t errlen)
 {
 	if (wl_parse_duration_ms(value, ms))
-		return fail(err, errlen,
+		return set_err(err, errlen, -EINVAL,
 			    "--%s: '%s' is not a duration (e.g. 30, 10s, 500ms, 2m)",
 			    name, value);
 	return 0;
@@ -100,7 +90,7 @@ static int set_bool(const char *name, const char *value, bool *out,
 		    char *err, size_t errlen)
 {
 	if (wl_parse_bool(value, out))
-		return fail(err, errlen,
+		return set_err(err, errlen, -EINVAL,
 			    "--%s: '%s' is not a boolean (1/0, yes/no, on/off)",
 			    name, value);
 	return 0;
@@ -136,7 +126,7 @@ static int set_value(struct wl_spec *s, const char *n, const char *v,
 
 	if (!strcmp(n, "rw")) {
 		if (wl_rw_parse(v, &s->rw))
-			return fail(err, errlen,
+			return set_err(err, errlen, -EINVAL,
 				    "--rw: '%s' is not one of read, write, randread, randwrite, rw, randrw",
 				    v);
 		return 0;
@@ -144,7 +134,7 @@ static int set_value(struct wl_spec *s, const char *n, const char *v,
 	if (!strcmp(n, "bs")) {
 		ret = set_size(n, v, &u, err, errlen);
 		if (!ret && (u < 512 || u % 512 || u > WL_MAX_BS))
-			ret = fail(err, errlen,
+			ret = set_err(err, errlen, -EINVAL,
 				   "--bs: %s is not a multiple of 512 from 512 to 64M",
 				   v);
 		if (!ret)
@@ -170,7 +160,7 @@ static int set_value(struct wl_spec *s, const char *n, const char *v,
 		return set_size(n, v, &s->length, err, errlen);
 	if (!strcmp(n, "seed")) {
 		if (wl_parse_uint(v, 0, UINT64_MAX, &s->seed))
-			return fail(err, errlen,
+			return set_err(err, errlen, -EINVAL,
 				    "--seed: '%s' is not a whole number", v);
 		return 0;
 	}
@@ -182,7 +172,7 @@ static int set_value(struct wl_spec *s, const char *n, const char *v,
 		return set_bool(n, v, &s->direct, err, errlen);
 	if (!strcmp(n, "fixedbufs"))
 		return set_bool(n, v, &s->fixed_bufs, err, errlen);
-	return fail(err, errlen, "unknown workload option '--%s'", n);
+	return set_err(err, errlen, -EINVAL, "unknown workload option '--%s'", n);
 }
 
 int wl_parse_option(struct wl_spec *spec, const char *name, const char *value,
@@ -192,9 +182,9 @@ int wl_parse_option(struct wl_spec *spec, const char *name, const char *value,
 	const struct wl_option *opt = find_option(n);
 
 	if (!opt)
-		return fail(err, errlen, "unknown workload option '--%s'", n);
+		return set_err(err, errlen, -EINVAL, "unknown workload option '--%s'", n);
 	if (opt->arg && (!value || !*value))
-		return fail(err, errlen, "--%s: needs a value (%s)", n,
+		return set_err(err, errlen, -EINVAL, "--%s: needs a value (%s)", n,
 			    opt->arg);
 	return set_value(spec, n, value, err, errlen);
 }
@@ -202,28 +192,28 @@ int wl_parse_option(struct wl_spec *spec, const char *name, const char *value,
 int wl_spec_check(const struct wl_spec *s, char *err, size_t errlen)
 {
 	if (s->bs < 512 || s->bs % 512 || s->bs > WL_MAX_BS)
-		return fail(err, errlen, "--bs: %u is not a multiple of 512 from 512 to 64M",
+		return set_err(err, errlen, -EINVAL, "--bs: %u is not a multiple of 512 from 512 to 64M",
 			    s->bs);
 	if (!s->iodepth || s->iodepth > WL_MAX_IODEPTH)
-		return fail(err, errlen, "--iodepth: %u is not from 1 to %u",
+		return set_err(err, errlen, -EINVAL, "--iodepth: %u is not from 1 to %u",
 			    s->iodepth, WL_MAX_IODEPTH);
 	if (!s->jobs || s->jobs > WL_MAX_JOBS)
-		return fail(err, errlen, "--jobs: %u is not from 1 to %u",
+		return set_err(err, errlen, -EINVAL, "--jobs: %u is not from 1 to %u",
 			    s->jobs, WL_MAX_JOBS);
 	if (s->rwmixread > 100)
-		return fail(err, errlen, "--rwmixread: %u is over 100",
+		return set_err(err, errlen, -EINVAL, "--rwmixread: %u is over 100",
 			    s->rwmixread);
 	if (s->offset % 512)
-		return fail(err, errlen, "--offset: %" PRIu64 " is not a multiple of 512",
+		return set_err(err, errlen, -EINVAL, "--offset: %" PRIu64 " is not a multiple of 512",
 			    s->offset);
 	if (s->length && s->length < s->bs)
-		return fail(err, errlen, "--length: %" PRIu64 " is smaller than one block (bs=%u)",
+		return set_err(err, errlen, -EINVAL, "--length: %" PRIu64 " is smaller than one block (bs=%u)",
 			    s->length, s->bs);
 	if (s->size && s->size < s->bs)
-		return fail(err, errlen, "--size: %" PRIu64 " is smaller than one block (bs=%u)",
+		return set_err(err, errlen, -EINVAL, "--size: %" PRIu64 " is smaller than one block (bs=%u)",
 			    s->size, s->bs);
 	if (s->verify_only && s->rw != WL_RW_READ)
-		return fail(err, errlen, "--verify-only: reads the region in order; it does not combine with --rw=%s",
+		return set_err(err, errlen, -EINVAL, "--verify-only: reads the region in order; it does not combine with --rw=%s",
 			    wl_rw_name(s->rw));
 	return 0;
 }

@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "errmsg.h"
 #include "workload.h"
 
 #define NSEC_PER_MSEC	1000000ULL
@@ -43,17 +44,6 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
 }
 
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return -1;
-}
 
 /* ---- the I/O sequence ---- */
 
@@ -123,11 +113,11 @@ static int dev_size(struct wl_dev *d, const char *path, char *err,
 	int lbs;
 
 	if (fstat(d->fd, &st))
-		return fail(err, errlen, "%s: %s", path, strerror(errno));
+		return set_err(err, errlen, -1, "%s: %s", path, strerror(errno));
 	if (S_ISBLK(st.st_mode)) {
 		if (ioctl(d->fd, BLKGETSIZE64, &d->size) ||
 		    ioctl(d->fd, BLKSSZGET, &lbs))
-			return fail(err, errlen, "%s: size: %s", path,
+			return set_err(err, errlen, -1, "%s: size: %s", path,
 				    strerror(errno));
 		d->lbs = lbs;
 		return 0;
@@ -137,7 +127,7 @@ static int dev_size(struct wl_dev *d, const char *path, char *err,
 		d->lbs = 512;
 		return 0;
 	}
-	return fail(err, errlen, "%s: not a block device or regular file",
+	return set_err(err, errlen, -1, "%s: not a block device or regular file",
 		    path);
 }
 
@@ -172,7 +162,7 @@ static int dev_open(struct wl_dev *d, const char *path,
 		d->fd = open(path, flags);
 	}
 	if (d->fd < 0)
-		return fail(err, errlen, "%s: %s", path, strerror(errno));
+		return set_err(err, errlen, -1, "%s: %s", path, strerror(errno));
 	if (dev_size(d, path, err, errlen))
 		goto out_close;
 	if (d->direct && !direct_io_works(d->fd, spec->bs, spec->offset)) {
@@ -181,7 +171,7 @@ static int dev_open(struct wl_dev *d, const char *path,
 		close(d->fd);
 		d->fd = open(path, flags);
 		if (d->fd < 0)
-			return fail(err, errlen, "%s: %s", path,
+			return set_err(err, errlen, -1, "%s: %s", path,
 				    strerror(errno));
 	}
 	if (why)
@@ -703,21 +693,21 @@ static int plan_region(const struct wl_spec *s, const struct wl_dev *d,
 	uint64_t len;
 
 	if (s->offset >= d->size)
-		return fail(err, errlen,
+		return set_err(err, errlen, -1,
 			    "%s: --offset %" PRIu64 " is at or past the end (%" PRIu64 " bytes)",
 			    path, s->offset, d->size);
 	len = s->length ? s->length : d->size - s->offset;
 	if (len > d->size - s->offset)
-		return fail(err, errlen,
+		return set_err(err, errlen, -1,
 			    "%s: region %" PRIu64 "+%" PRIu64 " ends past the end (%" PRIu64 " bytes)",
 			    path, s->offset, len, d->size);
 	if (d->direct && (s->bs % d->lbs || s->offset % d->lbs))
-		return fail(err, errlen,
+		return set_err(err, errlen, -1,
 			    "%s: bs and offset must be multiples of the logical block size %u for O_DIRECT",
 			    path, d->lbs);
 	*blocks = len / s->bs;
 	if (*blocks < s->jobs)
-		return fail(err, errlen,
+		return set_err(err, errlen, -1,
 			    "%s: region of %" PRIu64 " bytes has fewer than %u blocks of %u bytes (one per job)",
 			    path, len, s->jobs, s->bs);
 	return 0;
@@ -752,12 +742,12 @@ static int run_jobs(struct job *jobs, struct wl_shared *sh, uint32_t n,
 	int ret = 0;
 
 	if (!tids)
-		return fail(err, errlen, "out of memory");
+		return set_err(err, errlen, -1, "out of memory");
 	for (; started < n; started++) {
 		ret = pthread_create(&tids[started], NULL, job_main,
 				     &jobs[started]);
 		if (ret) {
-			fail(err, errlen, "pthread_create: %s", strerror(ret));
+			set_err(err, errlen, -1, "pthread_create: %s", strerror(ret));
 			atomic_store(&sh->abort, true);
 			break;
 		}
@@ -807,7 +797,7 @@ int wl_run(const char *path, const struct wl_spec *spec_in,
 		goto out;
 	jobs = calloc(spec.jobs, sizeof(*jobs));
 	if (!jobs) {
-		fail(err, errlen, "out of memory");
+		set_err(err, errlen, -1, "out of memory");
 		goto out;
 	}
 	sh.fd = dev.fd;
@@ -816,11 +806,11 @@ int wl_run(const char *path, const struct wl_spec *spec_in,
 	plan_jobs(jobs, &spec, &sh, region_blocks);
 	ret = run_jobs(jobs, &sh, spec.jobs, err, errlen);
 	if (merge_results(res, jobs, spec.jobs) && !ret)
-		ret = fail(err, errlen, "out of memory");
+		ret = set_err(err, errlen, -1, "out of memory");
 	for (i = 0; i < spec.jobs; i++) {
 		if (jobs[i].error && !res->error) {
 			res->error = jobs[i].error;
-			ret = fail(err, errlen, "%s: job %u: %s", path, i,
+			ret = set_err(err, errlen, -1, "%s: job %u: %s", path, i,
 				   jobs[i].err);
 		}
 		job_teardown(&jobs[i]);
