@@ -370,7 +370,7 @@ static void run_usage(FILE *f)
 "  -p, --paths LIST      data paths, comma separated (default: all)\n"
 "  -n, --trials N        trials per cell and path (default 3)\n"
 "      --runtime DUR     measured time per trial (default 2s)\n"
-"      --ramp DUR        warm-up before each trial (default 500ms)\n"
+"      --ramp DUR        warm-up before each trial (default 100ms)\n"
 "      --size SIZE       size of each backing file (default 64M)\n"
 "      --workdir DIR     where backing files go (default /tmp)\n"
 "      --seed N          workload seed (default 1)\n"
@@ -380,6 +380,7 @@ static void run_usage(FILE *f)
 "      --clock MODE      clock label: wall or icount (default $VMRUN_CLOCK or wall)\n"
 "      --accel NAME      tcg, kvm or native (default $VMRUN_ACCEL or native)\n"
 "      --boot N          boot index recorded with each trial (default 0)\n"
+"      --list-paths      print the data paths abtool knows, one a line\n"
 "Default matrix:\n%s", matrix_default);
 }
 
@@ -435,6 +436,7 @@ int cmd_run(int argc, char **argv)
 		{ "clock", required_argument, NULL, 'c' },
 		{ "accel", required_argument, NULL, 'a' },
 		{ "boot", required_argument, NULL, 'b' },
+		{ "list-paths", no_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -454,7 +456,7 @@ int cmd_run(int argc, char **argv)
 	o->accel = env_or("VMRUN_ACCEL", "native");
 	o->trials = 3;
 	o->runtime_ms = 2000;
-	o->ramp_ms = 500;
+	o->ramp_ms = 100;
 	o->backing_size = 64 << 20;
 	o->workdir = "/tmp";
 	o->seed = 1;
@@ -509,12 +511,19 @@ int cmd_run(int argc, char **argv)
 				return run_bad("boot", optarg);
 			o->boot = v;
 			break;
+		case 'L':
+			for (i = 0; i < ublk_nr_paths; i++)
+				printf("%s\n", ublk_paths[i]->name);
+			return 0;
 		case 'h': run_usage(stdout); return 0;
 		default: run_usage(stderr); return 2;
 		}
 	}
-	if (optind < argc)
-		return run_bad("(argument)", argv[optind]);
+	if (optind < argc) {
+		fprintf(stderr, "abtool run: unexpected argument '%s'\n", argv[optind]);
+		run_usage(stderr);
+		return 2;
+	}
 	if (matrix_file)
 		ret = matrix_parse_file(&o->matrix, matrix_file, err, sizeof(err));
 	else
