@@ -4,12 +4,14 @@
 
 #include "ublk.h"
 
-extern const struct ublk_path_ops path_copy, path_user_copy, path_splice;
+extern const struct ublk_path_ops path_copy, path_user_copy, path_splice,
+	path_fused;
 
 const struct ublk_path_ops *const ublk_paths[] = {
 	&path_copy,
 	&path_user_copy,
 	&path_splice,
+	&path_fused,
 };
 const unsigned int ublk_nr_paths = sizeof(ublk_paths) / sizeof(ublk_paths[0]);
 

@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fused: the fused-command series (Ming Lei's V2 ported to 6.12).  Every
+ * leg is one IORING_OP_FUSED_CMD in a 128-byte SQE: the primary half is
+ * UBLK_U_IO_FUSED_SUBMIT_IO naming {q_id, tag}, which lends the request
+ * pages; the secondary half is a READ or WRITE whose addr is a byte
+ * offset into them.  One secondary per fused command, so a mirror write
+ * costs N fused commands: that is this design's cost, measured as is.
+ *
+ * The null target has no leg to fuse: its requests are committed
+ * without a fused command (the design has no handoff of its own).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <sys/ioctl.h>
+
+#include "features.h"
+#include "path_common.h"
+
+/* uAPI of patches/fused */
+#define IORING_OP_FUSED_CMD		58
+#define UBLK_U_IO_FUSED_SUBMIT_IO	_IOWR('u', 0x23, struct ublksrv_io_cmd)
+/* splice-rsrc's second op: a kernel with it uses 58 for SPLICE_FROM */
+#define IORING_OP_BUF_REMOVE		59
+
+static int fused_probe(uint64_t features, char *why, size_t whylen)
+{
+	if (!(features & UBLK_F_SUPPORT_ZERO_COPY) ||
+	    !uring_op_supported(IORING_OP_FUSED_CMD) ||
+	    uring_op_supported(IORING_OP_BUF_REMOVE)) {
+		snprintf(why, whylen, "kernel lacks IORING_OP_FUSED_CMD or ublk "
+			 "UBLK_F_SUPPORT_ZERO_COPY (fused series)");
+		return -EOPNOTSUPP;
+	}
+	return 0;
+}
+
+static void fused_start(struct ublk_queue *q, unsigned int tag)
+{
+	struct ublk_io *io = &q->ios[tag];
+	bool write = path_is_write(q, tag);
+	int n = path_map_request(q, tag), i;
+
+	if (n == 0)
+		ublk_commit(q, tag, path_result(q, tag));
+	for (i = 0; i < n; i++) {
+		const struct ublk_leg *leg = &io->legs[i];
+		struct io_uring_sqe *sqe = ublk_get_sqe(q);
+		struct io_uring_sqe *secondary = sqe + 1;
+		struct ublksrv_io_cmd *cmd = (struct ublksrv_io_cmd *)sqe->cmd;
+		int fd = q->dev->tgt.fds[leg->backing];
+		void *at = (void *)(uintptr_t)leg->buf_off;
+
+		sqe->opcode = IORING_OP_FUSED_CMD;
+		sqe->fd = q->cdev_fd;
+		sqe->cmd_op = UBLK_U_IO_FUSED_SUBMIT_IO;
+		sqe->user_data = ublk_ud(tag, UD_LEG, i);
+		cmd->q_id = q->q_id;
+		cmd->tag = tag;
+		if (write)
+			io_uring_prep_write(secondary, fd, at, leg->len, leg->off);
+		else
+			io_uring_prep_read(secondary, fd, at, leg->len, leg->off);
+		io->pending++;
+	}
+}
+
+static void fused_cqe(struct ublk_queue *q, unsigned int tag,
+		      unsigned int kind, unsigned int leg, int res)
+{
+	(void)kind, (void)leg;
+	if (ublk_leg_done(q, tag, res))
+		ublk_commit(q, tag, path_result(q, tag));
+}
+
+const struct ublk_path_ops path_fused = {
+	.name = "fused",
+	.help = "one IORING_OP_FUSED_CMD per leg lends the request pages (fused)",
+	.dev_flags = UBLK_F_USER_COPY | UBLK_F_SUPPORT_ZERO_COPY,
+	.probe = fused_probe,
+	.start = fused_start,
+	.cqe = fused_cqe,
+};
