@@ -1,0 +1,1113 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * uAPI tests for the fused-command series: IORING_OP_FUSED_CMD with
+ * UBLK_U_IO_FUSED_SUBMIT_IO as primary and READ/WRITE/SEND/RECV/SEND_ZC as
+ * secondary, on a ublk device created with UBLK_F_SUPPORT_ZERO_COPY.
+ *
+ * The in-test server (ublk_zc_lib) fetches requests; each test makes block
+ * I/O from a helper thread, takes the request, runs fused commands on it and
+ * commits it.  Skips (exit 4) unless io_uring has op 58 but not op 59 (the
+ * splice-rsrc series uses both numbers for its own ops) and ublk advertises
+ * UBLK_F_SUPPORT_ZERO_COPY.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+
+#include "ublk_zc_lib.h"
+#include "kselftest_harness.h"
+
+/* the fused-command uAPI, defined here so that older headers still build */
+#define FUSED_OP_FUSED_CMD	58
+#ifndef UBLK_U_IO_FUSED_SUBMIT_IO
+#define UBLK_U_IO_FUSED_SUBMIT_IO	_IOWR('u', 0x23, struct ublksrv_io_cmd)
+#endif
+#ifndef IORING_OP_SEND_ZC
+#define IORING_OP_SEND_ZC	47
+#endif
+
+#define DEPTH		8
+#define MAX_IO		(512 << 10)
+#define DEV_SIZE	(64ULL << 20)
+#define TMO_MS		5000
+#define ZC_FLAGS	(UBLK_F_USER_COPY | UBLK_F_SUPPORT_ZERO_COPY)
+
+static const char *fused_unsupported(void)
+{
+	struct io_uring_probe *p;
+	__u64 features;
+	bool ok;
+
+	if (geteuid())
+		return "needs root";
+	if (access("/dev/ublk-control", R_OK | W_OK))
+		return "no /dev/ublk-control";
+	p = io_uring_get_probe();
+	if (!p)
+		return "io_uring probe failed";
+	ok = io_uring_opcode_supported(p, FUSED_OP_FUSED_CMD) &&
+	     !io_uring_opcode_supported(p, FUSED_OP_FUSED_CMD + 1);
+	io_uring_free_probe(p);
+	if (!ok)
+		return "io_uring lacks IORING_OP_FUSED_CMD (58 only)";
+	if (uzc_get_features(&features))
+		return "UBLK_U_CMD_GET_FEATURES failed";
+	if (!(features & UBLK_F_SUPPORT_ZERO_COPY))
+		return "ublk does not advertise UBLK_F_SUPPORT_ZERO_COPY";
+	return NULL;
+}
+
+/* one 128-byte fused SQE: primary to (@q_id, @tag), secondary @op on @fd */
+static void prep_fused(struct io_uring_sqe *sqe, int cdev_fd, __u16 q_id,
+		       __u16 tag, __u8 op, int fd, __u64 buf_off, __u32 len,
+		       __u64 file_off, __u64 ud)
+{
+	struct ublksrv_io_cmd *cmd = (struct ublksrv_io_cmd *)&sqe->addr3;
+	struct io_uring_sqe *sec = sqe + 1;
+
+	if (!sqe)	/* the rings are sized for every test */
+		abort();
+	memset(sqe, 0, 2 * sizeof(*sqe));
+	sqe->opcode = FUSED_OP_FUSED_CMD;
+	sqe->fd = cdev_fd;
+	sqe->cmd_op = UBLK_U_IO_FUSED_SUBMIT_IO;
+	sqe->user_data = ud;
+	cmd->q_id = q_id;
+	cmd->tag = tag;
+
+	sec->opcode = op;
+	sec->fd = fd;
+	sec->addr = buf_off;
+	sec->len = len;
+	sec->off = file_off;
+}
+
+/* submit one fused command and return its CQE's res */
+static int fused_one(struct io_uring *ring, int cdev_fd, __u16 q_id,
+		     __u16 tag, __u8 op, int fd, __u64 buf_off, __u32 len,
+		     __u64 file_off)
+{
+	int res, ret;
+
+	prep_fused(io_uring_get_sqe(ring), cdev_fd, q_id, tag, op, fd,
+		   buf_off, len, file_off, 1);
+	ret = uzc_submit_wait(ring, 1, &res, NULL, TMO_MS);
+	return ret ? ret : res;
+}
+
+static int tmpfile_fd(void)
+{
+	char path[] = "/tmp/fused_uapi.XXXXXX";
+	int fd = mkstemp(path);
+
+	if (fd >= 0)
+		unlink(path);
+	return fd;
+}
+
+FIXTURE(fused) {
+	struct uzc_dev d;
+	struct io_uring ring;		/* IORING_SETUP_SQE128 */
+	bool have_dev, have_ring;
+	void *buf, *buf2;		/* MAX_IO each, page aligned */
+};
+
+FIXTURE_SETUP(fused)
+{
+	const char *why = fused_unsupported();
+	int ret;
+
+	if (why)
+		SKIP(return, "%s", why);
+	ret = uzc_dev_create(&self->d, ZC_FLAGS, DEPTH, MAX_IO, DEV_SIZE,
+			     false);
+	ASSERT_EQ(0, ret) TH_LOG("create device: %s", strerror(-ret));
+	self->have_dev = true;
+	ASSERT_TRUE(self->d.flags & UBLK_F_SUPPORT_ZERO_COPY);
+	ASSERT_EQ(0, io_uring_queue_init(32, &self->ring, IORING_SETUP_SQE128));
+	self->have_ring = true;
+	ASSERT_EQ(0, posix_memalign(&self->buf, 4096, MAX_IO));
+	ASSERT_EQ(0, posix_memalign(&self->buf2, 4096, MAX_IO));
+}
+
+FIXTURE_TEARDOWN(fused)
+{
+	if (self->have_ring)
+		io_uring_queue_exit(&self->ring);
+	if (self->have_dev)
+		EXPECT_EQ(0, uzc_dev_destroy(&self->d));
+	free(self->buf);
+	free(self->buf2);
+}
+
+/* start block I/O of @len bytes at @off and return the request's tag */
+static int start_req(struct __test_metadata *_metadata, struct uzc_dev *d,
+		     struct uzc_io *io, enum uzc_io_op op, void *buf,
+		     size_t len, off_t off)
+{
+	struct iovec iov = { .iov_base = buf, .iov_len = len };
+	const struct ublksrv_io_desc *iod;
+	int tag;
+
+	EXPECT_EQ(0, uzc_io_start(d, io, op, &iov, 1, off));
+	tag = uzc_next_req(d, TMO_MS);
+	EXPECT_LE(0, tag);
+	if (tag < 0)
+		return tag;
+	iod = uzc_iod(d, tag);
+	EXPECT_EQ(op == UZC_READ ? UBLK_IO_OP_READ : UBLK_IO_OP_WRITE,
+		  ublksrv_get_op(iod));
+	EXPECT_EQ(len >> 9, iod->nr_sectors);
+	EXPECT_EQ(off >> 9, iod->start_sector);
+	return tag;
+}
+
+static void finish_req(struct __test_metadata *_metadata, struct uzc_dev *d,
+		       struct uzc_io *io, int tag, int res, ssize_t expect)
+{
+	EXPECT_EQ(0, uzc_commit(d, tag, res));
+	EXPECT_EQ(expect, uzc_io_wait(io));
+}
+
+/* the errno paths that need a request owned by the server */
+TEST_F(fused, errno_write_request)
+{
+	int cfd = self->d.cdev_fd, fd = tmpfile_fd(), rfd;
+	const size_t len = 64 << 10;
+	struct io_uring_sqe *sqe;
+	struct io_uring plain;
+	struct uzc_io io;
+	int tag, res;
+
+	ASSERT_LE(0, fd);
+	rfd = open("/dev/zero", O_RDONLY);
+	ASSERT_LE(0, rfd);
+	uzc_fill(self->buf, len, 1);
+	tag = start_req(_metadata, &self->d, &io, UZC_WRITE, self->buf, len,
+			1 << 20);
+	ASSERT_LE(0, tag);
+
+	/* bad tag, bad queue */
+	EXPECT_EQ(-EINVAL, fused_one(&self->ring, cfd, 0, DEPTH,
+				     IORING_OP_WRITE, fd, 0, 4096, 0));
+	EXPECT_EQ(-EINVAL, fused_one(&self->ring, cfd, 0, 0xffff,
+				     IORING_OP_WRITE, fd, 0, 4096, 0));
+	EXPECT_EQ(-EINVAL, fused_one(&self->ring, cfd, 1, tag,
+				     IORING_OP_WRITE, fd, 0, 4096, 0));
+	/* a tag in range that the server does not own */
+	EXPECT_EQ(-ENOENT, fused_one(&self->ring, cfd, 0, (tag + 1) % DEPTH,
+				     IORING_OP_WRITE, fd, 0, 4096, 0));
+	/* a WRITE request's pages may not be written into */
+	EXPECT_EQ(-EACCES, fused_one(&self->ring, cfd, 0, tag,
+				     IORING_OP_READ, rfd, 0, 4096, 0));
+	/* secondaries that cannot be fused */
+	EXPECT_EQ(-EOPNOTSUPP, fused_one(&self->ring, cfd, 0, tag,
+					 IORING_OP_WRITEV, fd, 0, 1, 0));
+	EXPECT_EQ(-EOPNOTSUPP, fused_one(&self->ring, cfd, 0, tag,
+					 IORING_OP_NOP, -1, 0, 0, 0));
+	EXPECT_EQ(-EOPNOTSUPP, fused_one(&self->ring, cfd, 0, tag,
+					 IORING_OP_URING_CMD, cfd, 0, 0, 0));
+	EXPECT_EQ(-EOPNOTSUPP, fused_one(&self->ring, cfd, 0, tag,
+					 FUSED_OP_FUSED_CMD, cfd, 0, 0, 0));
+	EXPECT_EQ(-EINVAL, fused_one(&self->ring, cfd, 0, tag,
+				     0xff, fd, 0, 4096, 0));
+	/* outside the request */
+	EXPECT_EQ(-EFAULT, fused_one(&self->ring, cfd, 0, tag,
+				     IORING_OP_WRITE, fd, 0, len + 512, 0));
+	EXPECT_EQ(-EFAULT, fused_one(&self->ring, cfd, 0, tag,
+				     IORING_OP_WRITE, fd, len, 1, 0));
+	EXPECT_EQ(-EFAULT, fused_one(&self->ring, cfd, 0, tag,
+				     IORING_OP_WRITE, fd, len - 511, 512, 0));
+	EXPECT_EQ(-EFAULT, fused_one(&self->ring, cfd, 0, tag,
+				     IORING_OP_WRITE, fd, ~0ULL, 2, 0));
+	/* the whole request and its last byte are fine */
+	EXPECT_EQ(len, fused_one(&self->ring, cfd, 0, tag,
+				 IORING_OP_WRITE, fd, 0, len, 0));
+	EXPECT_EQ(1, fused_one(&self->ring, cfd, 0, tag,
+			       IORING_OP_WRITE, fd, len - 1, 1, len - 1));
+
+	/* a ring of 64-byte SQEs cannot carry a fused command */
+	ASSERT_EQ(0, io_uring_queue_init(4, &plain, 0));
+	sqe = io_uring_get_sqe(&plain);
+	memset(sqe, 0, sizeof(*sqe));
+	sqe->opcode = FUSED_OP_FUSED_CMD;
+	sqe->fd = cfd;
+	sqe->cmd_op = UBLK_U_IO_FUSED_SUBMIT_IO;
+	((struct ublksrv_io_cmd *)&sqe->addr3)->tag = tag;
+	EXPECT_EQ(0, uzc_submit_wait(&plain, 1, &res, NULL, TMO_MS));
+	EXPECT_EQ(-EINVAL, res);
+	io_uring_queue_exit(&plain);
+
+	finish_req(_metadata, &self->d, &io, tag, len, len);
+	/* committed: no longer the server's */
+	EXPECT_EQ(-ENOENT, fused_one(&self->ring, cfd, 0, tag,
+				     IORING_OP_WRITE, fd, 0, 4096, 0));
+	close(rfd);
+	close(fd);
+}
+
+TEST_F(fused, errno_read_request)
+{
+	int cfd = self->d.cdev_fd, fd = tmpfile_fd();
+	const size_t len = 32 << 10;
+	struct io_uring_sqe *sqe;
+	struct uzc_io io;
+	int tag, res;
+
+	ASSERT_LE(0, fd);
+	tag = start_req(_metadata, &self->d, &io, UZC_READ, self->buf, len, 0);
+	ASSERT_LE(0, tag);
+
+	/* a READ request's pages may not be read: they are not data yet */
+	EXPECT_EQ(-EACCES, fused_one(&self->ring, cfd, 0, tag,
+				     IORING_OP_WRITE, fd, 0, 4096, 0));
+	EXPECT_EQ(-EACCES, fused_one(&self->ring, cfd, 0, tag,
+				     IORING_OP_SEND, fd, 0, 4096, 0));
+	EXPECT_EQ(-EACCES, fused_one(&self->ring, cfd, 0, tag,
+				     IORING_OP_SEND_ZC, fd, 0, 4096, 0));
+	/* secondary flags other than IOSQE_FIXED_FILE */
+	sqe = io_uring_get_sqe(&self->ring);
+	prep_fused(sqe, cfd, 0, tag, IORING_OP_READ, fd, 0, 4096, 0, 1);
+	sqe[1].flags = IOSQE_IO_LINK;
+	EXPECT_EQ(0, uzc_submit_wait(&self->ring, 1, &res, NULL, TMO_MS));
+	EXPECT_EQ(-EINVAL, res);
+	/* uring_cmd_flags on the primary */
+	sqe = io_uring_get_sqe(&self->ring);
+	prep_fused(sqe, cfd, 0, tag, IORING_OP_READ, fd, 0, 4096, 0, 1);
+	sqe->uring_cmd_flags = 1;
+	EXPECT_EQ(0, uzc_submit_wait(&self->ring, 1, &res, NULL, TMO_MS));
+	EXPECT_EQ(-EINVAL, res);
+	/* personality on the secondary: it runs with the primary's */
+	sqe = io_uring_get_sqe(&self->ring);
+	prep_fused(sqe, cfd, 0, tag, IORING_OP_READ, fd, 0, 4096, 0, 1);
+	sqe[1].personality = 1;
+	EXPECT_EQ(0, uzc_submit_wait(&self->ring, 1, &res, NULL, TMO_MS));
+	EXPECT_EQ(-EINVAL, res);
+	EXPECT_EQ(-EFAULT, fused_one(&self->ring, cfd, 0, tag,
+				     IORING_OP_READ, fd, 4096, len, 0));
+
+	/* fill the request from an empty file: short read, 0 bytes */
+	EXPECT_EQ(0, fused_one(&self->ring, cfd, 0, tag,
+			       IORING_OP_READ, fd, 0, len, 0));
+	memset(self->buf2, 0, len);
+	ASSERT_EQ((ssize_t)len, pwrite(self->d.cdev_fd, self->buf2, len,
+				       uzc_pos(0, tag, 0)));
+	finish_req(_metadata, &self->d, &io, tag, len, len);
+	close(fd);
+}
+
+/* a device without UBLK_F_SUPPORT_ZERO_COPY refuses fused commands */
+TEST(no_zero_copy_device)
+{
+	struct io_uring ring;
+	struct uzc_dev d;
+	struct uzc_io io;
+	void *buf;
+	int tag, fd;
+	const char *why = fused_unsupported();
+
+	if (why)
+		SKIP(return, "%s", why);
+	ASSERT_EQ(0, uzc_dev_create(&d, UBLK_F_USER_COPY, DEPTH, MAX_IO,
+				    DEV_SIZE, false));
+	ASSERT_FALSE(d.flags & UBLK_F_SUPPORT_ZERO_COPY);
+	ASSERT_EQ(0, io_uring_queue_init(4, &ring, IORING_SETUP_SQE128));
+	ASSERT_EQ(0, posix_memalign(&buf, 4096, 4096));
+	fd = tmpfile_fd();
+	ASSERT_LE(0, fd);
+	tag = start_req(_metadata, &d, &io, UZC_WRITE, buf, 4096, 0);
+	ASSERT_LE(0, tag);
+	EXPECT_EQ(-EOPNOTSUPP, fused_one(&ring, d.cdev_fd, 0, tag,
+					 IORING_OP_WRITE, fd, 0, 4096, 0));
+	finish_req(_metadata, &d, &io, tag, 4096, 4096);
+	io_uring_queue_exit(&ring);
+	EXPECT_EQ(0, uzc_dev_destroy(&d));
+	close(fd);
+	free(buf);
+}
+
+/* the primary must be a file that provides buffers */
+TEST_F(fused, primary_not_ublk)
+{
+	int fd = tmpfile_fd();
+
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(-EOPNOTSUPP, fused_one(&self->ring, fd, 0, 0,
+					 IORING_OP_WRITE, fd, 0, 4096, 0));
+	close(fd);
+}
+
+/* primary and secondary may both use registered files */
+TEST_F(fused, fixed_files)
+{
+	const size_t len = 16 << 10;
+	struct io_uring_sqe *sqe;
+	struct uzc_io io;
+	int fds[2], tag, res;
+
+	fds[0] = self->d.cdev_fd;
+	fds[1] = tmpfile_fd();
+	ASSERT_LE(0, fds[1]);
+	ASSERT_EQ(0, io_uring_register_files(&self->ring, fds, 2));
+	uzc_fill(self->buf, len, 61);
+	tag = start_req(_metadata, &self->d, &io, UZC_WRITE, self->buf, len,
+			0);
+	ASSERT_LE(0, tag);
+	sqe = io_uring_get_sqe(&self->ring);
+	prep_fused(sqe, 0, 0, tag, IORING_OP_WRITE, 1, 0, len, 0, 1);
+	sqe->flags = IOSQE_FIXED_FILE;
+	sqe[1].flags = IOSQE_FIXED_FILE;
+	EXPECT_EQ(0, uzc_submit_wait(&self->ring, 1, &res, NULL, TMO_MS));
+	EXPECT_EQ((int)len, res);
+	finish_req(_metadata, &self->d, &io, tag, len, len);
+	EXPECT_EQ((ssize_t)len, pread(fds[1], self->buf2, len, 0));
+	EXPECT_EQ(0, uzc_cmp(self->buf, self->buf2, len));
+	close(fds[1]);
+}
+
+/*
+ * A primary punted to io-wq (IOSQE_ASYNC) issues its secondary from task
+ * work; a fused command can head a link; a failed secondary fails the
+ * fused command, posts no CQE of its own and breaks the link.
+ */
+TEST_F(fused, async_link_fail)
+{
+	int cfd = self->d.cdev_fd, fd = tmpfile_fd(), rofd, tag, res[3];
+	const size_t len = 32 << 10;
+	struct io_uring_sqe *sqe;
+	struct io_uring_cqe *cqe;
+	char path[64];
+	struct uzc_io io;
+	__u64 ud[3];
+
+	ASSERT_LE(0, fd);
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	rofd = open(path, O_RDONLY);
+	ASSERT_LE(0, rofd);
+	uzc_fill(self->buf, len, 71);
+	tag = start_req(_metadata, &self->d, &io, UZC_WRITE, self->buf, len,
+			0);
+	ASSERT_LE(0, tag);
+
+	sqe = io_uring_get_sqe(&self->ring);
+	prep_fused(sqe, cfd, 0, tag, IORING_OP_WRITE, fd, 0, len, 0, 1);
+	sqe->flags = IOSQE_ASYNC;
+	EXPECT_EQ(0, uzc_submit_wait(&self->ring, 1, res, NULL, TMO_MS));
+	EXPECT_EQ((int)len, res[0]);
+
+	/* fused -> NOP link */
+	sqe = io_uring_get_sqe(&self->ring);
+	prep_fused(sqe, cfd, 0, tag, IORING_OP_WRITE, fd, 0, len, len, 2);
+	sqe->flags = IOSQE_IO_LINK;
+	sqe = io_uring_get_sqe(&self->ring);
+	io_uring_prep_nop(sqe);
+	sqe->user_data = 3;
+	EXPECT_EQ(0, uzc_submit_wait(&self->ring, 2, res, ud, TMO_MS));
+	EXPECT_EQ(2, ud[0]);
+	EXPECT_EQ((int)len, res[0]);
+	EXPECT_EQ(3, ud[1]);
+	EXPECT_EQ(0, res[1]);
+
+	/* the secondary fails (read-only file): one CQE, link broken */
+	sqe = io_uring_get_sqe(&self->ring);
+	prep_fused(sqe, cfd, 0, tag, IORING_OP_WRITE, rofd, 0, len, 0, 4);
+	sqe->flags = IOSQE_IO_LINK;
+	sqe = io_uring_get_sqe(&self->ring);
+	io_uring_prep_nop(sqe);
+	sqe->user_data = 5;
+	EXPECT_EQ(0, uzc_submit_wait(&self->ring, 2, res, ud, TMO_MS));
+	EXPECT_EQ(4, ud[0]);
+	EXPECT_EQ(-EBADF, res[0]);
+	EXPECT_EQ(5, ud[1]);
+	EXPECT_EQ(-ECANCELED, res[1]);
+	EXPECT_EQ(-EAGAIN, io_uring_peek_cqe(&self->ring, &cqe));
+
+	finish_req(_metadata, &self->d, &io, tag, len, len);
+	EXPECT_EQ((ssize_t)len, pread(fd, self->buf2, len, 0));
+	EXPECT_EQ(0, uzc_cmp(self->buf, self->buf2, len));
+	EXPECT_EQ((ssize_t)len, pread(fd, self->buf2, len, len));
+	EXPECT_EQ(0, uzc_cmp(self->buf, self->buf2, len));
+	close(rofd);
+	close(fd);
+}
+
+/*
+ * A fused command linked behind a slow head is issued after its SQ entry
+ * was reused: the primary's command must have been kept at prep.
+ */
+TEST_F(fused, linked_sqe_reused)
+{
+	int cfd = self->d.cdev_fd, fd = tmpfile_fd(), pfd[2], tag, res[2], i;
+	struct __kernel_timespec ts = { .tv_sec = 5 };
+	const size_t len = 8 << 10;
+	struct io_uring_cqe *cqe;
+	struct io_uring_sqe *sqe;
+	struct io_uring small;
+	struct uzc_io io;
+	char c = 'x';
+	__u64 ud[2];
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, pipe(pfd));
+	ASSERT_EQ(0, io_uring_queue_init(2, &small, IORING_SETUP_SQE128));
+	uzc_fill(self->buf, len, 91);
+	tag = start_req(_metadata, &self->d, &io, UZC_WRITE, self->buf, len,
+			0);
+	ASSERT_LE(0, tag);
+
+	/* pipe READ -> fused WRITE, both waiting on the pipe */
+	sqe = io_uring_get_sqe(&small);
+	io_uring_prep_read(sqe, pfd[0], self->buf2, 1, 0);
+	sqe->flags = IOSQE_IO_LINK;
+	sqe->user_data = 1;
+	sqe = io_uring_get_sqe(&small);
+	prep_fused(sqe, cfd, 0, tag, IORING_OP_WRITE, fd, 0, len, 0, 2);
+	ASSERT_EQ(2, io_uring_submit(&small));
+	/* scribble over both SQ entries, as an application reusing them */
+	memset(small.sq.sqes, 0xff, 2 * 2 * sizeof(struct io_uring_sqe));
+	ASSERT_EQ(1, write(pfd[1], &c, 1));
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(0, io_uring_wait_cqe_timeout(&small, &cqe, &ts));
+		ud[i] = cqe->user_data;
+		res[i] = cqe->res;
+		io_uring_cqe_seen(&small, cqe);
+	}
+	EXPECT_EQ(1, ud[0]);
+	EXPECT_EQ(1, res[0]);
+	EXPECT_EQ(2, ud[1]);
+	EXPECT_EQ((int)len, res[1]);
+	io_uring_queue_exit(&small);
+	finish_req(_metadata, &self->d, &io, tag, len, len);
+	EXPECT_EQ((ssize_t)len, pread(fd, self->buf2, len, 0));
+	EXPECT_EQ(0, uzc_cmp(self->buf, self->buf2, len));
+	close(pfd[0]);
+	close(pfd[1]);
+	close(fd);
+}
+
+/* N fused WRITEs on one request, to N files, all in one submission */
+static void mirror(struct __test_metadata *_metadata, FIXTURE_DATA(fused) *self,
+		   int legs, size_t len)
+{
+	int cfd = self->d.cdev_fd, fds[8], res[8], i, tag;
+	struct uzc_io io;
+	__u64 ud[8];
+
+	uzc_fill(self->buf, len, 100 + legs);
+	tag = start_req(_metadata, &self->d, &io, UZC_WRITE, self->buf, len,
+			4 << 20);
+	ASSERT_LE(0, tag);
+	for (i = 0; i < legs; i++) {
+		fds[i] = tmpfile_fd();
+		ASSERT_LE(0, fds[i]);
+		/* each leg at its own file offset */
+		prep_fused(io_uring_get_sqe(&self->ring), cfd, 0, tag,
+			   IORING_OP_WRITE, fds[i], 0, len, i * 4096, i);
+	}
+	ASSERT_EQ(0, uzc_submit_wait(&self->ring, legs, res, ud, TMO_MS));
+	for (i = 0; i < legs; i++)
+		EXPECT_EQ((int)len, res[i]) TH_LOG("leg %llu", ud[i]);
+	finish_req(_metadata, &self->d, &io, tag, len, len);
+
+	for (i = 0; i < legs; i++) {
+		memset(self->buf2, 0, len);
+		EXPECT_EQ((ssize_t)len, pread(fds[i], self->buf2, len,
+					      i * 4096));
+		EXPECT_EQ(0, uzc_cmp(self->buf, self->buf2, len))
+			TH_LOG("leg %d differs", i);
+		close(fds[i]);
+	}
+}
+
+TEST_F(fused, mirror_2)
+{
+	mirror(_metadata, self, 2, 256 << 10);
+}
+
+TEST_F(fused, mirror_4)
+{
+	mirror(_metadata, self, 4, MAX_IO);
+}
+
+/* every tag in flight at once, each mirrored to two files in one submit */
+TEST_F(fused, all_tags_mirrored)
+{
+	const size_t len = 16 << 10;
+	int cfd = self->d.cdev_fd, fds[2], tags[DEPTH], res[2 * DEPTH], i, j;
+	struct uzc_io io[DEPTH];
+	struct iovec iov;
+	__u64 ud[2 * DEPTH];
+
+	for (j = 0; j < 2; j++) {
+		fds[j] = tmpfile_fd();
+		ASSERT_LE(0, fds[j]);
+	}
+	for (i = 0; i < DEPTH; i++) {
+		iov.iov_base = (char *)self->buf + i * len;
+		iov.iov_len = len;
+		uzc_fill(iov.iov_base, len, 80 + i);
+		ASSERT_EQ(0, uzc_io_start(&self->d, &io[i], UZC_WRITE, &iov, 1,
+					  i * len));
+	}
+	for (i = 0; i < DEPTH; i++) {
+		tags[i] = uzc_next_req(&self->d, TMO_MS);
+		ASSERT_LE(0, tags[i]);
+		ASSERT_EQ(len >> 9, uzc_iod(&self->d, tags[i])->nr_sectors);
+	}
+	for (i = 0; i < DEPTH; i++) {
+		__u64 off = uzc_iod(&self->d, tags[i])->start_sector << 9;
+
+		for (j = 0; j < 2; j++)
+			prep_fused(io_uring_get_sqe(&self->ring), cfd, 0,
+				   tags[i], IORING_OP_WRITE, fds[j], 0, len,
+				   off, 2 * i + j);
+	}
+	ASSERT_EQ(0, uzc_submit_wait(&self->ring, 2 * DEPTH, res, ud,
+				     TMO_MS));
+	for (i = 0; i < 2 * DEPTH; i++) {
+		__u64 cmd = ud[i];
+
+		EXPECT_EQ((int)len, res[i]) TH_LOG("cmd %llu", cmd);
+	}
+	for (i = 0; i < DEPTH; i++)
+		EXPECT_EQ(0, uzc_commit(&self->d, tags[i], len));
+	for (i = 0; i < DEPTH; i++)
+		EXPECT_EQ((ssize_t)len, uzc_io_wait(&io[i]));
+	for (j = 0; j < 2; j++) {
+		EXPECT_EQ((ssize_t)(DEPTH * len),
+			  pread(fds[j], self->buf2, DEPTH * len, 0));
+		EXPECT_EQ(0, uzc_cmp(self->buf, self->buf2, DEPTH * len))
+			TH_LOG("file %d differs", j);
+		close(fds[j]);
+	}
+}
+
+/*
+ * A READ request of several odd segments (512-byte aligned, sub-page,
+ * crossing pages) filled by READ secondaries at odd offsets, from a backing
+ * file: checks offsets into bvecs that are not page sized.
+ */
+TEST_F(fused, read_fills_request)
+{
+	static const size_t seg[] = { 512, 3584, 8192, 1024, 4096 + 1536 };
+	const off_t dev_off = 3 << 20;
+	int cfd = self->d.cdev_fd, fd = tmpfile_fd(), tag, i;
+	size_t len = 0, done, chunk;
+	const struct ublksrv_io_desc *iod;
+	struct iovec iov[5];
+	char *dst = self->buf2;
+	struct uzc_io io;
+
+	ASSERT_LE(0, fd);
+	uzc_fill(self->buf, MAX_IO, 7);
+	ASSERT_EQ(MAX_IO, pwrite(fd, self->buf, MAX_IO, dev_off));
+
+	/* segments start at 512-byte offsets inside buf2's pages */
+	memset(self->buf2, 0xa5, MAX_IO);
+	for (i = 0; i < 5; i++) {
+		iov[i].iov_base = dst + 512 + len + i * 1024;
+		iov[i].iov_len = seg[i];
+		len += seg[i];
+	}
+	ASSERT_EQ(0, uzc_io_start(&self->d, &io, UZC_READ, iov, 5, dev_off));
+	tag = uzc_next_req(&self->d, TMO_MS);
+	ASSERT_LE(0, tag);
+	iod = uzc_iod(&self->d, tag);
+	ASSERT_EQ(UBLK_IO_OP_READ, ublksrv_get_op(iod));
+	ASSERT_EQ(len >> 9, iod->nr_sectors);
+
+	/* three READs: 1536, then an odd 3001 bytes, then the rest */
+	for (done = 0, i = 0; done < len; done += chunk, i++) {
+		chunk = i == 0 ? 1536 : i == 1 ? 3001 : len - done;
+		EXPECT_EQ((int)chunk, fused_one(&self->ring, cfd, 0, tag,
+						IORING_OP_READ, fd, done,
+						chunk, dev_off + done));
+	}
+	finish_req(_metadata, &self->d, &io, tag, len, len);
+
+	for (done = 0, i = 0; i < 5; done += seg[i], i++)
+		EXPECT_EQ(0, uzc_cmp((char *)self->buf + done,
+				     iov[i].iov_base, seg[i]))
+			TH_LOG("segment %d differs", i);
+	close(fd);
+}
+
+/* WRITE secondaries at odd offsets of a many-segment WRITE request */
+TEST_F(fused, write_odd_segments)
+{
+	static const size_t seg[] = { 1024, 512, 4096 + 512, 2560 };
+	int cfd = self->d.cdev_fd, fd = tmpfile_fd(), tag, i;
+	size_t len = 0, done, chunk;
+	char *src = self->buf;
+	struct iovec iov[4];
+	struct uzc_io io;
+
+	ASSERT_LE(0, fd);
+	for (i = 0; i < 4; i++) {
+		iov[i].iov_base = src + 1536 + len + i * 2048;
+		iov[i].iov_len = seg[i];
+		uzc_fill(iov[i].iov_base, seg[i], 20 + i);
+		len += seg[i];
+	}
+	ASSERT_EQ(0, uzc_io_start(&self->d, &io, UZC_WRITE, iov, 4, 0));
+	tag = uzc_next_req(&self->d, TMO_MS);
+	ASSERT_LE(0, tag);
+	/* back to front, in odd pieces */
+	for (done = len, i = 0; done; i++) {
+		chunk = done > 1111 ? 1111 : done;
+		done -= chunk;
+		EXPECT_EQ((int)chunk, fused_one(&self->ring, cfd, 0, tag,
+						IORING_OP_WRITE, fd, done,
+						chunk, done));
+	}
+	finish_req(_metadata, &self->d, &io, tag, len, len);
+	ASSERT_EQ((ssize_t)len, pread(fd, self->buf2, len, 0));
+	for (done = 0, i = 0; i < 4; done += seg[i], i++)
+		EXPECT_EQ(0, uzc_cmp((char *)self->buf2 + done,
+				     iov[i].iov_base, seg[i]))
+			TH_LOG("segment %d differs", i);
+	close(fd);
+}
+
+/*
+ * Adjacent O_DIRECT reads submitted together are merged (plugging) into one
+ * request of several bios, whose bvecs ublk copies into one table: READ
+ * secondaries at odd offsets across the bio boundaries fill it.
+ */
+TEST_F(fused, read_merged_bios)
+{
+	static const size_t seg[] = { 4096, 1536, 2560, 8192 };
+	const off_t dev_off = 5 << 20;
+	int cfd = self->d.cdev_fd, fd = tmpfile_fd(), bfd, tag, i, nr_req;
+	size_t len = 0, done, chunk, served = 0;
+	const struct ublksrv_io_desc *iod;
+	struct io_uring_sqe *sqe;
+	struct io_uring_cqe *cqe;
+	char *dst[4], *p = self->buf2;
+	struct io_uring bring;
+
+	ASSERT_LE(0, fd);
+	uzc_fill(self->buf, MAX_IO, 9);
+	ASSERT_EQ(MAX_IO, pwrite(fd, self->buf, MAX_IO, dev_off));
+	bfd = open(self->d.bdev_path, O_RDWR | O_DIRECT);
+	ASSERT_LE(0, bfd);
+	ASSERT_EQ(0, io_uring_queue_init(8, &bring, 0));
+
+	memset(self->buf2, 0x5a, MAX_IO);
+	for (i = 0; i < 4; i++) {
+		dst[i] = p + 512 + i * 16384;
+		sqe = io_uring_get_sqe(&bring);
+		io_uring_prep_read(sqe, bfd, dst[i], seg[i], dev_off + len);
+		io_uring_sqe_set_data64(sqe, i);
+		len += seg[i];
+	}
+	ASSERT_EQ(4, io_uring_submit(&bring));
+
+	/* serve until all bytes are done, one request or several */
+	for (nr_req = 0; served < len; nr_req++) {
+		size_t rlen, roff;
+
+		tag = uzc_next_req(&self->d, TMO_MS);
+		ASSERT_LE(0, tag);
+		iod = uzc_iod(&self->d, tag);
+		ASSERT_EQ(UBLK_IO_OP_READ, ublksrv_get_op(iod));
+		rlen = (size_t)iod->nr_sectors << 9;
+		roff = (iod->start_sector << 9) - dev_off;
+		for (done = 0, i = 0; done < rlen; done += chunk, i++) {
+			chunk = rlen - done;
+			if (chunk > 1000 + 517 * i)
+				chunk = 1000 + 517 * i;
+			EXPECT_EQ((int)chunk,
+				  fused_one(&self->ring, cfd, 0, tag,
+					    IORING_OP_READ, fd, done, chunk,
+					    dev_off + roff + done));
+		}
+		EXPECT_EQ(0, uzc_commit(&self->d, tag, rlen));
+		served += rlen;
+	}
+	TH_LOG("%zu bytes in %d request(s)", len, nr_req);
+	for (i = 0; i < 4; i++) {
+		ASSERT_EQ(0, io_uring_wait_cqe(&bring, &cqe));
+		EXPECT_EQ((int)seg[cqe->user_data], cqe->res);
+		io_uring_cqe_seen(&bring, cqe);
+	}
+	for (done = 0, i = 0; i < 4; done += seg[i], i++)
+		EXPECT_EQ(0, uzc_cmp((char *)self->buf + done, dst[i], seg[i]))
+			TH_LOG("segment %d differs", i);
+	io_uring_queue_exit(&bring);
+	close(bfd);
+	close(fd);
+}
+
+/* SEND a WRITE request to a socket, RECV a READ request from one */
+TEST_F(fused, send_recv)
+{
+	const size_t len = 128 << 10;
+	int cfd = self->d.cdev_fd, sv[2], tag, res;
+	struct io_uring_sqe *sqe;
+	struct uzc_io io;
+	size_t got;
+	ssize_t n;
+
+	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_STREAM, 0, sv));
+	n = len * 2;
+	setsockopt(sv[0], SOL_SOCKET, SO_SNDBUF, &n, sizeof(int));
+	setsockopt(sv[1], SOL_SOCKET, SO_RCVBUF, &n, sizeof(int));
+
+	uzc_fill(self->buf, len, 31);
+	tag = start_req(_metadata, &self->d, &io, UZC_WRITE, self->buf, len,
+			0);
+	ASSERT_LE(0, tag);
+	/* the send may need the reader: run it asynchronously */
+	sqe = io_uring_get_sqe(&self->ring);
+	prep_fused(sqe, cfd, 0, tag, IORING_OP_SEND, sv[0], 0, len, 0, 1);
+	sqe[1].msg_flags = MSG_WAITALL;
+	ASSERT_EQ(1, io_uring_submit(&self->ring));
+	memset(self->buf2, 0, len);
+	for (got = 0; got < len; got += n) {
+		n = read(sv[1], (char *)self->buf2 + got, len - got);
+		ASSERT_LT(0, n);
+	}
+	EXPECT_EQ(0, uzc_submit_wait(&self->ring, 1, &res, NULL, TMO_MS));
+	EXPECT_EQ((int)len, res);
+	finish_req(_metadata, &self->d, &io, tag, len, len);
+	EXPECT_EQ(0, uzc_cmp(self->buf, self->buf2, len));
+
+	/* RECV fills a READ request, MSG_WAITALL for the whole of it */
+	uzc_fill(self->buf2, len, 32);
+	memset(self->buf, 0, len);
+	tag = start_req(_metadata, &self->d, &io, UZC_READ, self->buf, len,
+			0);
+	ASSERT_LE(0, tag);
+	sqe = io_uring_get_sqe(&self->ring);
+	prep_fused(sqe, cfd, 0, tag, IORING_OP_RECV, sv[0], 0, len, 0, 2);
+	sqe[1].msg_flags = MSG_WAITALL;
+	ASSERT_EQ(1, io_uring_submit(&self->ring));
+	ASSERT_EQ((ssize_t)len, write(sv[1], self->buf2, len));
+	EXPECT_EQ(0, uzc_submit_wait(&self->ring, 1, &res, NULL, TMO_MS));
+	EXPECT_EQ((int)len, res);
+	finish_req(_metadata, &self->d, &io, tag, len, len);
+	EXPECT_EQ(0, uzc_cmp(self->buf, self->buf2, len));
+	close(sv[0]);
+	close(sv[1]);
+}
+
+static void loopback_up(void)
+{
+	struct ifreq ifr = { .ifr_name = "lo" };
+	int s = socket(AF_INET, SOCK_DGRAM, 0);
+
+	if (s < 0)
+		return;
+	if (!ioctl(s, SIOCGIFFLAGS, &ifr) && !(ifr.ifr_flags & IFF_UP)) {
+		ifr.ifr_flags |= IFF_UP;
+		ioctl(s, SIOCSIFFLAGS, &ifr);
+	}
+	close(s);
+}
+
+/*
+ * SEND_ZC over TCP loopback: the skbs point at the request's pages, so the
+ * fused command (and the request) completes only after the notification.
+ */
+TEST_F(fused, send_zc)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	const size_t len = 256 << 10;
+	int cfd = self->d.cdev_fd, ls, cs, as, tag, one = 1, res;
+	socklen_t sl = sizeof(sa);
+	struct io_uring_sqe *sqe;
+	struct io_uring_cqe *cqe;
+	struct uzc_io io;
+	size_t got;
+	ssize_t n;
+
+	loopback_up();
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ls = socket(AF_INET, SOCK_STREAM, 0);
+	ASSERT_LE(0, ls);
+	ASSERT_EQ(0, bind(ls, (struct sockaddr *)&sa, sizeof(sa)));
+	ASSERT_EQ(0, listen(ls, 1));
+	ASSERT_EQ(0, getsockname(ls, (struct sockaddr *)&sa, &sl));
+	cs = socket(AF_INET, SOCK_STREAM, 0);
+	ASSERT_LE(0, cs);
+	ASSERT_EQ(0, connect(cs, (struct sockaddr *)&sa, sizeof(sa)));
+	as = accept(ls, NULL, NULL);
+	ASSERT_LE(0, as);
+	setsockopt(cs, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+
+	uzc_fill(self->buf, len, 41);
+	tag = start_req(_metadata, &self->d, &io, UZC_WRITE, self->buf, len,
+			8 << 20);
+	ASSERT_LE(0, tag);
+	sqe = io_uring_get_sqe(&self->ring);
+	prep_fused(sqe, cfd, 0, tag, IORING_OP_SEND_ZC, cs, 0, len, 0, 3);
+	sqe[1].msg_flags = MSG_WAITALL;
+	ASSERT_EQ(1, io_uring_submit(&self->ring));
+	memset(self->buf2, 0, len);
+	for (got = 0; got < len; got += n) {
+		n = read(as, (char *)self->buf2 + got, len - got);
+		ASSERT_LT(0, n);
+	}
+	/* exactly one CQE: the notification's is not posted */
+	EXPECT_EQ(0, uzc_submit_wait(&self->ring, 1, &res, NULL, TMO_MS));
+	EXPECT_EQ((int)len, res);
+	EXPECT_EQ(-EAGAIN, io_uring_peek_cqe(&self->ring, &cqe));
+	finish_req(_metadata, &self->d, &io, tag, len, len);
+	EXPECT_EQ(0, uzc_cmp(self->buf, self->buf2, len));
+
+	/* the notification's flags are refused on a secondary */
+	tag = start_req(_metadata, &self->d, &io, UZC_WRITE, self->buf, 4096,
+			0);
+	ASSERT_LE(0, tag);
+	sqe = io_uring_get_sqe(&self->ring);
+	prep_fused(sqe, cfd, 0, tag, IORING_OP_SEND_ZC, cs, 0, 4096, 0, 4);
+	sqe[1].ioprio = 1U << 3;	/* IORING_SEND_ZC_REPORT_USAGE */
+	EXPECT_EQ(0, uzc_submit_wait(&self->ring, 1, &res, NULL, TMO_MS));
+	EXPECT_EQ(-EINVAL, res);
+	finish_req(_metadata, &self->d, &io, tag, 4096, 4096);
+	close(as);
+	close(cs);
+	close(ls);
+}
+
+/*
+ * The request completes only after COMMIT and after every fused command:
+ * a RECV that waits for data holds the request past its COMMIT.
+ */
+TEST_F(fused, commit_waits_for_fused)
+{
+	const size_t len = 16 << 10;
+	int cfd = self->d.cdev_fd, sv[2], tag, res;
+	struct io_uring_sqe *sqe;
+	struct uzc_io io;
+
+	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_STREAM, 0, sv));
+	memset(self->buf, 0, len);
+	tag = start_req(_metadata, &self->d, &io, UZC_READ, self->buf, len,
+			0);
+	ASSERT_LE(0, tag);
+	sqe = io_uring_get_sqe(&self->ring);
+	prep_fused(sqe, cfd, 0, tag, IORING_OP_RECV, sv[0], 0, len, 0, 5);
+	sqe[1].msg_flags = MSG_WAITALL;
+	ASSERT_EQ(1, io_uring_submit(&self->ring));
+	EXPECT_EQ(0, uzc_commit(&self->d, tag, len));
+	/* committed, but the RECV still holds the request */
+	EXPECT_FALSE(uzc_io_done(&io, 200));
+	uzc_fill(self->buf2, len, 51);
+	ASSERT_EQ((ssize_t)len, write(sv[1], self->buf2, len));
+	EXPECT_EQ(0, uzc_submit_wait(&self->ring, 1, &res, NULL, TMO_MS));
+	EXPECT_EQ((int)len, res);
+	EXPECT_EQ((ssize_t)len, uzc_io_wait(&io));
+	EXPECT_EQ(0, uzc_cmp(self->buf, self->buf2, len));
+	close(sv[0]);
+	close(sv[1]);
+}
+
+/*
+ * The server dies with a fused command in flight (a RECV that never gets
+ * data): the block I/O fails, and the device can then be deleted.
+ */
+TEST(daemon_killed_mid_io)
+{
+	const char *why = fused_unsupported();
+	int pfd[2], sv[2], status, tag;
+	struct uzc_dev d;
+	struct uzc_io io;
+	struct iovec iov;
+	void *buf;
+	pid_t pid;
+
+	if (why)
+		SKIP(return, "%s", why);
+	ASSERT_EQ(0, pipe(pfd));
+	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_STREAM, 0, sv));
+	ASSERT_EQ(0, posix_memalign(&buf, 4096, 64 << 10));
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		struct io_uring ring;
+		int tag, ret;
+
+		close(pfd[0]);
+		ret = uzc_dev_create(&d, ZC_FLAGS, DEPTH, MAX_IO, DEV_SIZE,
+				     false);
+		if (ret || write(pfd[1], &d, sizeof(d)) != sizeof(d))
+			_exit(1);
+		if (io_uring_queue_init(4, &ring, IORING_SETUP_SQE128))
+			_exit(1);
+		tag = uzc_next_req(&d, 10000);
+		if (tag < 0)
+			_exit(1);
+		prep_fused(io_uring_get_sqe(&ring), d.cdev_fd, 0, tag,
+			   IORING_OP_RECV, sv[0], 0, 4096, 0, 1);
+		if (io_uring_submit(&ring) != 1)
+			_exit(1);
+		/* tell the parent, then wait to be killed */
+		if (write(pfd[1], &tag, sizeof(tag)) != sizeof(tag))
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	close(pfd[1]);
+	ASSERT_EQ(sizeof(d), read(pfd[0], &d, sizeof(d)));
+	iov.iov_base = buf;
+	iov.iov_len = 64 << 10;
+	ASSERT_EQ(0, uzc_io_start(&d, &io, UZC_WRITE, &iov, 1, 0));
+	ASSERT_EQ(sizeof(tag), read(pfd[0], &tag, sizeof(tag)));
+	/* the fused command is stuck in its RECV */
+	EXPECT_FALSE(uzc_io_done(&io, 200));
+	kill(pid, SIGKILL);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(uzc_io_done(&io, 10000));
+	EXPECT_GT(0, uzc_io_wait(&io));
+	/* the parent's copy of the device has no queue: only the control */
+	d.ctrl_ready = false;
+	d.q_ready = false;
+	d.iods = NULL;
+	d.cdev_fd = -1;
+	EXPECT_EQ(0, uzc_dev_del(&d));
+	EXPECT_NE(0, access(d.bdev_path, F_OK));
+	close(sv[0]);
+	close(sv[1]);
+	close(pfd[0]);
+	free(buf);
+}
+
+struct io_loop {
+	struct uzc_dev *d;
+	void *buf;
+	int stop;
+	int nr_ok, nr_err;
+};
+
+/* block I/O until told to stop or the device is gone */
+static void *io_loop_fn(void *arg)
+{
+	struct io_loop *l = arg;
+	char path[32];
+	int fd, i;
+
+	snprintf(path, sizeof(path), "%s", l->d->bdev_path);
+	fd = open(path, O_RDWR | O_DIRECT);
+	if (fd < 0)
+		return NULL;
+	for (i = 0; !__atomic_load_n(&l->stop, __ATOMIC_ACQUIRE); i++) {
+		ssize_t r = (i & 1) ?
+			pwrite(fd, l->buf, 64 << 10, (i % 64) << 16) :
+			pread(fd, l->buf, 64 << 10, (i % 64) << 16);
+
+		if (r < 0) {
+			l->nr_err++;
+			if (errno == ENODEV || errno == ENXIO || l->nr_err > 4)
+				break;
+		} else {
+			l->nr_ok++;
+		}
+	}
+	close(fd);
+	return NULL;
+}
+
+struct del_arg {
+	struct uzc_dev d;
+	int ret;
+};
+
+static void *del_fn(void *arg)
+{
+	struct del_arg *a = arg;
+
+	a->ret = uzc_dev_del(&a->d);
+	return NULL;
+}
+
+/*
+ * Delete the device while block I/O runs and is served with fused commands
+ * (READ/WRITE to a backing file): the server sees its queue aborted, and
+ * the delete completes.
+ */
+TEST_F_TIMEOUT(fused, delete_under_io, 60)
+{
+	int cfd = self->d.cdev_fd, fd = tmpfile_fd(), served = 0;
+	struct io_loop l = { .d = &self->d, .buf = self->buf };
+	pthread_t io_th, del_th;
+	struct del_arg del;
+	bool deleting = false;
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ftruncate(fd, DEV_SIZE));
+	ASSERT_EQ(0, pthread_create(&io_th, NULL, io_loop_fn, &l));
+
+	for (;;) {
+		const struct ublksrv_io_desc *iod;
+		int tag, res;
+		__u32 len;
+
+		tag = uzc_next_req(&self->d, 100);
+		if (tag == -ENODEV)
+			break;
+		if (tag == -ETIMEDOUT)
+			continue;
+		ASSERT_LE(0, tag);
+		iod = uzc_iod(&self->d, tag);
+		len = iod->nr_sectors << 9;
+		switch (ublksrv_get_op(iod)) {
+		case UBLK_IO_OP_READ:
+			res = fused_one(&self->ring, cfd, 0, tag,
+					IORING_OP_READ, fd, 0, len,
+					iod->start_sector << 9);
+			break;
+		case UBLK_IO_OP_WRITE:
+			res = fused_one(&self->ring, cfd, 0, tag,
+					IORING_OP_WRITE, fd, 0, len,
+					iod->start_sector << 9);
+			break;
+		default:
+			res = 0;
+		}
+		EXPECT_EQ((int)len, res);
+		uzc_commit(&self->d, tag, res);
+		if (++served == 64 && !deleting) {
+			/* the control side, in its own thread: STOP blocks */
+			memset(&del, 0, sizeof(del));
+			del.d.dev_id = self->d.dev_id;
+			del.d.cdev_fd = -1;
+			ASSERT_EQ(0, pthread_create(&del_th, NULL, del_fn,
+						    &del));
+			deleting = true;
+		}
+	}
+	__atomic_store_n(&l.stop, 1, __ATOMIC_RELEASE);
+	pthread_join(io_th, NULL);
+	ASSERT_TRUE(deleting);
+	/* DEL_DEV waits for the char device to be closed */
+	uzc_queue_close(&self->d);
+	pthread_join(del_th, NULL);
+	EXPECT_EQ(0, del.ret);
+	EXPECT_LT(0, l.nr_ok);
+	self->d.dev_id = -1;	/* gone: nothing for the teardown */
+	EXPECT_NE(0, access(self->d.bdev_path, F_OK));
+	close(fd);
+}
+
+int main(int argc, char **argv)
+{
+	const char *why = fused_unsupported();
+
+	if (why)
+		ksft_exit_skip("%s\n", why);
+	return test_harness_run(argc, argv);
+}

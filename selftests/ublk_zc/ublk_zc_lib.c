@@ -1,0 +1,551 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Minimal in-test ublk server for the ublk_zc selftests, see ublk_zc_lib.h.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+
+#include "ublk_zc_lib.h"
+
+#define CTRL_DEV	"/dev/ublk-control"
+
+static int ctrl_init(struct uzc_dev *d)
+{
+	int ret;
+
+	if (d->ctrl_ready)
+		return 0;
+	d->ctrl_fd = open(CTRL_DEV, O_RDWR);
+	if (d->ctrl_fd < 0)
+		return -errno;
+	ret = io_uring_queue_init(4, &d->ctrl, IORING_SETUP_SQE128);
+	if (ret) {
+		close(d->ctrl_fd);
+		return ret;
+	}
+	d->ctrl_ready = true;
+	return 0;
+}
+
+static void ctrl_exit(struct uzc_dev *d)
+{
+	if (!d->ctrl_ready)
+		return;
+	io_uring_queue_exit(&d->ctrl);
+	close(d->ctrl_fd);
+	d->ctrl_ready = false;
+}
+
+static void prep_ctrl(struct uzc_dev *d, struct io_uring_sqe *sqe, __u32 op,
+		      __u64 data0, void *buf, __u32 len)
+{
+	struct ublksrv_ctrl_cmd *cmd = (struct ublksrv_ctrl_cmd *)sqe->cmd;
+
+	memset(sqe, 0, 2 * sizeof(*sqe));
+	sqe->opcode = IORING_OP_URING_CMD;
+	sqe->fd = d->ctrl_fd;
+	sqe->cmd_op = op;
+	sqe->user_data = op;
+	cmd->dev_id = d->dev_id;
+	cmd->queue_id = (__u16)-1;
+	cmd->addr = (__u64)(uintptr_t)buf;
+	cmd->len = len;
+	cmd->data[0] = data0;
+}
+
+int uzc_ctrl_cmd(struct uzc_dev *d, __u32 op, __u64 data0, void *buf,
+		 __u32 len)
+{
+	struct io_uring_sqe *sqe;
+	struct io_uring_cqe *cqe;
+	int ret;
+
+	ret = ctrl_init(d);
+	if (ret)
+		return ret;
+	sqe = io_uring_get_sqe(&d->ctrl);
+	if (!sqe)
+		return -EBUSY;
+	prep_ctrl(d, sqe, op, data0, buf, len);
+	ret = io_uring_submit_and_wait(&d->ctrl, 1);
+	if (ret < 0)
+		return ret;
+	ret = io_uring_wait_cqe(&d->ctrl, &cqe);
+	if (ret)
+		return ret;
+	ret = cqe->res;
+	io_uring_cqe_seen(&d->ctrl, cqe);
+	return ret;
+}
+
+bool uzc_have_ops(void)
+{
+	struct io_uring_probe *p = io_uring_get_probe();
+	bool ok;
+
+	if (!p)
+		return false;
+	ok = io_uring_opcode_supported(p, UZC_OP_SPLICE_FROM) &&
+	     io_uring_opcode_supported(p, UZC_OP_BUF_REMOVE);
+	io_uring_free_probe(p);
+	return ok;
+}
+
+int uzc_get_features(__u64 *features)
+{
+	struct uzc_dev d = { .dev_id = -1 };
+	int ret;
+
+	*features = 0;
+	ret = uzc_ctrl_cmd(&d, UBLK_U_CMD_GET_FEATURES, 0, features,
+			   sizeof(*features));
+	ctrl_exit(&d);
+	return ret;
+}
+
+const char *uzc_unsupported(void)
+{
+	__u64 features;
+
+	if (geteuid())
+		return "needs root";
+	if (access(CTRL_DEV, R_OK | W_OK))
+		return "no " CTRL_DEV;
+	if (!uzc_have_ops())
+		return "io_uring lacks IORING_OP_SPLICE_FROM/BUF_REMOVE (58/59)";
+	if (uzc_get_features(&features))
+		return "UBLK_U_CMD_GET_FEATURES failed";
+	if (!(features & UBLK_F_SUPPORT_ZERO_COPY))
+		return "ublk does not advertise UBLK_F_SUPPORT_ZERO_COPY";
+	return NULL;
+}
+
+int uzc_dev_add(struct uzc_dev *d, __u64 flags, unsigned int depth,
+		unsigned int max_io, unsigned long long dev_size,
+		bool volatile_cache)
+{
+	struct ublksrv_ctrl_dev_info info;
+	struct ublk_params p;
+	int ret;
+
+	memset(d, 0, sizeof(*d));
+	d->dev_id = -1;
+	d->cdev_fd = -1;
+	d->depth = depth;
+	d->max_io = max_io;
+	d->dev_size = dev_size;
+	if (depth > UZC_MAX_DEPTH)
+		return -EINVAL;
+
+	memset(&info, 0, sizeof(info));
+	info.nr_hw_queues = 1;
+	info.queue_depth = depth;
+	info.max_io_buf_bytes = max_io;
+	info.dev_id = -1;
+	info.ublksrv_pid = getpid();
+	info.flags = flags;
+	ret = uzc_ctrl_cmd(d, UBLK_U_CMD_ADD_DEV, 0, &info, sizeof(info));
+	if (ret)
+		return ret;
+	d->dev_id = info.dev_id;
+	d->flags = info.flags;
+	snprintf(d->cdev_path, sizeof(d->cdev_path), "/dev/ublkc%d", d->dev_id);
+	snprintf(d->bdev_path, sizeof(d->bdev_path), "/dev/ublkb%d", d->dev_id);
+
+	memset(&p, 0, sizeof(p));
+	p.len = sizeof(p);
+	p.types = UBLK_PARAM_TYPE_BASIC;
+	p.basic.attrs = volatile_cache ? UBLK_ATTR_VOLATILE_CACHE : 0;
+	p.basic.logical_bs_shift = 9;
+	p.basic.physical_bs_shift = 12;
+	p.basic.io_opt_shift = 12;
+	p.basic.io_min_shift = 9;
+	p.basic.max_sectors = max_io >> 9;
+	p.basic.dev_sectors = dev_size >> 9;
+	ret = uzc_ctrl_cmd(d, UBLK_U_CMD_SET_PARAMS, 0, &p, sizeof(p));
+	if (ret) {
+		uzc_ctrl_cmd(d, UBLK_U_CMD_DEL_DEV, 0, NULL, 0);
+		return ret;
+	}
+	return 0;
+}
+
+static void prep_io_cmd(struct uzc_dev *d, struct io_uring_sqe *sqe,
+			__u32 op, int tag, int res)
+{
+	struct ublksrv_io_cmd *cmd = (struct ublksrv_io_cmd *)&sqe->addr3;
+
+	memset(sqe, 0, sizeof(*sqe));
+	sqe->opcode = IORING_OP_URING_CMD;
+	sqe->fd = d->cdev_fd;
+	sqe->cmd_op = op;
+	sqe->user_data = UZC_UD_IO | tag;
+	cmd->q_id = 0;
+	cmd->tag = tag;
+	cmd->result = res;
+	cmd->addr = 0;
+}
+
+int uzc_queue_open(struct uzc_dev *d)
+{
+	size_t len = d->depth * sizeof(struct ublksrv_io_desc);
+	long pg = sysconf(_SC_PAGESIZE);
+	unsigned int i;
+	int ret, tries;
+
+	for (tries = 0; tries < 500; tries++) {
+		d->cdev_fd = open(d->cdev_path, O_RDWR);
+		if (d->cdev_fd >= 0 || errno != ENOENT)
+			break;
+		usleep(10000);
+	}
+	if (d->cdev_fd < 0)
+		return -errno;
+
+	d->iods_len = (len + pg - 1) / pg * pg;
+	d->iods = mmap(NULL, d->iods_len, PROT_READ, MAP_SHARED | MAP_POPULATE,
+		       d->cdev_fd, UBLKSRV_CMD_BUF_OFFSET);
+	if (d->iods == MAP_FAILED) {
+		ret = -errno;
+		d->iods = NULL;
+		return ret;
+	}
+	ret = io_uring_queue_init(2 * d->depth, &d->q, 0);
+	if (ret)
+		return ret;
+	d->q_ready = true;
+
+	for (i = 0; i < d->depth; i++) {
+		struct io_uring_sqe *sqe = io_uring_get_sqe(&d->q);
+
+		if (!sqe)
+			return -EBUSY;
+		prep_io_cmd(d, sqe, UBLK_U_IO_FETCH_REQ, i, 0);
+	}
+	ret = io_uring_submit(&d->q);
+	if (ret < 0)
+		return ret;
+	d->nr_active = d->depth;
+	return 0;
+}
+
+void uzc_queue_close(struct uzc_dev *d)
+{
+	if (d->q_ready)
+		io_uring_queue_exit(&d->q);
+	d->q_ready = false;
+	if (d->iods)
+		munmap(d->iods, d->iods_len);
+	d->iods = NULL;
+	if (d->cdev_fd >= 0)
+		close(d->cdev_fd);
+	d->cdev_fd = -1;
+}
+
+/* one completion of the queue ring; returns tag, -ETIMEDOUT or -ENODEV */
+static int reap_io(struct uzc_dev *d, int timeout_ms)
+{
+	struct __kernel_timespec ts = {
+		.tv_sec = timeout_ms / 1000,
+		.tv_nsec = (timeout_ms % 1000) * 1000000LL,
+	};
+	struct io_uring_cqe *cqe;
+	int ret, tag, res;
+
+	for (;;) {
+		if (!d->nr_active)
+			return -ENODEV;
+		ret = io_uring_wait_cqe_timeout(&d->q, &cqe, &ts);
+		if (ret == -ETIME || ret == -EINTR)
+			return -ETIMEDOUT;
+		if (ret)
+			return ret;
+		tag = cqe->user_data & 0xffff;
+		res = cqe->res;
+		io_uring_cqe_seen(&d->q, cqe);
+		d->nr_active--;
+		if (res == UBLK_IO_RES_OK)
+			return tag;
+		/* UBLK_IO_RES_ABORT or an error: this tag is done */
+	}
+}
+
+int uzc_next_req(struct uzc_dev *d, int timeout_ms)
+{
+	if (d->nr_pending) {
+		int tag = d->pending[0];
+
+		memmove(d->pending, d->pending + 1,
+			--d->nr_pending * sizeof(d->pending[0]));
+		return tag;
+	}
+	return reap_io(d, timeout_ms);
+}
+
+int uzc_commit(struct uzc_dev *d, int tag, int res)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&d->q);
+	int ret;
+
+	if (!sqe)
+		return -EBUSY;
+	prep_io_cmd(d, sqe, UBLK_U_IO_COMMIT_AND_FETCH_REQ, tag, res);
+	ret = io_uring_submit(&d->q);
+	if (ret < 0)
+		return ret;
+	d->nr_active++;
+	return 0;
+}
+
+int uzc_serve_default(struct uzc_dev *d, int tag)
+{
+	const struct ublksrv_io_desc *iod = uzc_iod(d, tag);
+	unsigned int op = ublksrv_get_op(iod);
+	size_t bytes = (size_t)iod->nr_sectors << 9;
+	int res = 0;
+
+	if (op == UBLK_IO_OP_READ) {
+		void *zero = calloc(1, bytes);
+
+		res = -ENOMEM;
+		if (zero) {
+			res = pwrite(d->cdev_fd, zero, bytes,
+				     uzc_pos(0, tag, 0));
+			if (res < 0)
+				res = -errno;
+			free(zero);
+		}
+	} else if (op == UBLK_IO_OP_WRITE) {
+		res = bytes;
+	}
+	return uzc_commit(d, tag, res);
+}
+
+/* run an async control command while serving the queue */
+static int ctrl_serving(struct uzc_dev *d, __u32 op, __u64 data0)
+{
+	struct io_uring_sqe *sqe;
+	struct io_uring_cqe *cqe;
+	int ret, tag;
+
+	ret = ctrl_init(d);
+	if (ret)
+		return ret;
+	sqe = io_uring_get_sqe(&d->ctrl);
+	if (!sqe)
+		return -EBUSY;
+	prep_ctrl(d, sqe, op, data0, NULL, 0);
+	ret = io_uring_submit(&d->ctrl);
+	if (ret < 0)
+		return ret;
+	for (;;) {
+		if (!io_uring_peek_cqe(&d->ctrl, &cqe)) {
+			ret = cqe->res;
+			io_uring_cqe_seen(&d->ctrl, cqe);
+			return ret;
+		}
+		if (!d->q_ready || !d->nr_active) {
+			ret = io_uring_wait_cqe(&d->ctrl, &cqe);
+			if (ret)
+				return ret;
+			continue;
+		}
+		tag = reap_io(d, 20);
+		if (tag >= 0)
+			uzc_serve_default(d, tag);
+	}
+}
+
+int uzc_dev_start(struct uzc_dev *d)
+{
+	int ret = ctrl_serving(d, UBLK_U_CMD_START_DEV, getpid());
+
+	if (!ret)
+		d->started = true;
+	return ret;
+}
+
+int uzc_dev_create(struct uzc_dev *d, __u64 flags, unsigned int depth,
+		   unsigned int max_io, unsigned long long dev_size,
+		   bool volatile_cache)
+{
+	int ret;
+
+	ret = uzc_dev_add(d, flags, depth, max_io, dev_size, volatile_cache);
+	if (ret)
+		return ret;
+	ret = uzc_queue_open(d);
+	if (!ret)
+		ret = uzc_dev_start(d);
+	if (ret)
+		uzc_dev_destroy(d);
+	return ret;
+}
+
+int uzc_dev_destroy(struct uzc_dev *d)
+{
+	int ret = 0, ret2;
+
+	if (d->dev_id < 0)
+		return 0;
+	if (d->started && d->q_ready)
+		ret = ctrl_serving(d, UBLK_U_CMD_STOP_DEV, 0);
+	uzc_queue_close(d);
+	ret2 = uzc_dev_del(d);
+	return ret ? ret : ret2;
+}
+
+int uzc_dev_del(struct uzc_dev *d)
+{
+	int ret = 0;
+
+	if (d->dev_id < 0)
+		return 0;
+	/* stopping a stopped device is harmless, it may have died */
+	uzc_ctrl_cmd(d, UBLK_U_CMD_STOP_DEV, 0, NULL, 0);
+	ret = uzc_ctrl_cmd(d, UBLK_U_CMD_DEL_DEV, 0, NULL, 0);
+	ctrl_exit(d);
+	d->dev_id = -1;
+	return ret;
+}
+
+static void *io_thread(void *arg)
+{
+	struct uzc_io *io = arg;
+	ssize_t ret;
+
+	switch (io->op) {
+	case UZC_READ:
+		ret = preadv(io->fd, io->iov, io->iovcnt, io->off);
+		break;
+	case UZC_WRITE:
+		ret = pwritev(io->fd, io->iov, io->iovcnt, io->off);
+		break;
+	default:
+		ret = fsync(io->fd);
+		break;
+	}
+	io->ret = ret < 0 ? -errno : ret;
+	__atomic_store_n(&io->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+int uzc_io_start(struct uzc_dev *d, struct uzc_io *io, enum uzc_io_op op,
+		 const struct iovec *iov, int iovcnt, off_t off)
+{
+	memset(io, 0, sizeof(*io));
+	if (iovcnt > 16)
+		return -EINVAL;
+	io->fd = open(d->bdev_path, O_RDWR | O_DIRECT);
+	if (io->fd < 0)
+		return -errno;
+	io->op = op;
+	memcpy(io->iov, iov, iovcnt * sizeof(*iov));
+	io->iovcnt = iovcnt;
+	io->off = off;
+	if (pthread_create(&io->thread, NULL, io_thread, io)) {
+		close(io->fd);
+		return -EAGAIN;
+	}
+	return 0;
+}
+
+ssize_t uzc_io_wait(struct uzc_io *io)
+{
+	pthread_join(io->thread, NULL);
+	close(io->fd);
+	return io->ret;
+}
+
+bool uzc_io_done(struct uzc_io *io, int ms)
+{
+	while (!__atomic_load_n(&io->done, __ATOMIC_ACQUIRE)) {
+		if (ms-- <= 0)
+			return false;
+		usleep(1000);
+	}
+	return true;
+}
+
+void uzc_prep_splice_from(struct io_uring_sqe *sqe, int fd, __u64 pos,
+			  __u32 len, __u16 slot)
+{
+	memset(sqe, 0, sizeof(*sqe));
+	sqe->opcode = UZC_OP_SPLICE_FROM;
+	sqe->fd = fd;
+	sqe->off = pos;
+	sqe->len = len;
+	sqe->buf_index = slot;
+}
+
+void uzc_prep_buf_remove(struct io_uring_sqe *sqe, __u16 slot)
+{
+	memset(sqe, 0, sizeof(*sqe));
+	sqe->opcode = UZC_OP_BUF_REMOVE;
+	sqe->fd = -1;
+	sqe->buf_index = slot;
+}
+
+int uzc_submit_wait(struct io_uring *ring, unsigned int nr, int *res,
+		    __u64 *ud, int timeout_ms)
+{
+	struct __kernel_timespec ts = {
+		.tv_sec = timeout_ms / 1000,
+		.tv_nsec = (timeout_ms % 1000) * 1000000LL,
+	};
+	struct io_uring_cqe *cqe;
+	unsigned int i;
+	int ret;
+
+	ret = io_uring_submit(ring);
+	if (ret < 0)
+		return ret;
+	for (i = 0; i < nr; i++) {
+		ret = io_uring_wait_cqe_timeout(ring, &cqe, &ts);
+		if (ret)
+			return ret == -ETIME ? -ETIMEDOUT : ret;
+		if (res)
+			res[i] = cqe->res;
+		if (ud)
+			ud[i] = cqe->user_data;
+		io_uring_cqe_seen(ring, cqe);
+	}
+	return 0;
+}
+
+void uzc_fill(void *buf, size_t len, unsigned int seed)
+{
+	unsigned char *p = buf;
+	unsigned int x = seed * 2654435761u + 1;
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		x ^= x << 13;
+		x ^= x >> 17;
+		x ^= x << 5;
+		p[i] = x;
+	}
+}
+
+size_t uzc_cmp(const void *a, const void *b, size_t len)
+{
+	const unsigned char *x = a, *y = b;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (x[i] != y[i])
+			return i + 1;
+	return 0;
+}

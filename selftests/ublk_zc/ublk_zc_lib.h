@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Minimal in-test ublk server for the ublk_zc selftests: one device, one
+ * queue, served by the calling thread (the test drives fetch/commit itself
+ * and checks every step), block I/O issued from a helper thread, and raw
+ * SQE preparation for IORING_OP_SPLICE_FROM / IORING_OP_BUF_REMOVE (which
+ * liburing 2.3 has no helpers for).
+ */
+#ifndef UBLK_ZC_LIB_H
+#define UBLK_ZC_LIB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <pthread.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+#include <linux/types.h>
+#include <linux/ublk_cmd.h>
+#include <liburing.h>
+
+/* the splice-rsrc uAPI, defined here so that older headers still build */
+#define UZC_OP_SPLICE_FROM	58
+#define UZC_OP_BUF_REMOVE	59
+#ifndef UBLK_F_SUPPORT_ZERO_COPY
+#define UBLK_F_SUPPORT_ZERO_COPY	(1ULL << 0)
+#endif
+#ifndef UBLK_F_USER_COPY
+#define UBLK_F_USER_COPY	(1ULL << 7)
+#endif
+#ifndef UBLK_U_CMD_GET_FEATURES
+#define UBLK_U_CMD_GET_FEATURES	_IOR('u', 0x13, struct ublksrv_ctrl_cmd)
+#endif
+#ifndef IORING_RECVSEND_FIXED_BUF
+#define IORING_RECVSEND_FIXED_BUF	(1U << 2)
+#endif
+
+#define UZC_MAX_DEPTH		64
+
+/* user_data of the queue ring's ublk commands */
+#define UZC_UD_IO		(1ULL << 63)
+
+struct uzc_dev {
+	int dev_id;
+	int ctrl_fd;
+	struct io_uring ctrl;		/* IORING_SETUP_SQE128, control commands */
+	bool ctrl_ready;
+	int cdev_fd;			/* /dev/ublkcN */
+	unsigned int depth;
+	unsigned int max_io;		/* bytes */
+	unsigned long long dev_size;	/* bytes */
+	__u64 flags;			/* as negotiated by ADD_DEV */
+	struct ublksrv_io_desc *iods;
+	size_t iods_len;
+	struct io_uring q;		/* ublk io commands of queue 0 */
+	bool q_ready;
+	bool started;
+	unsigned int nr_active;		/* fetch/commit commands in flight */
+	/* requests the test did not ask for yet (e.g. after a timeout) */
+	int pending[UZC_MAX_DEPTH];
+	unsigned int nr_pending;
+	char cdev_path[32];
+	char bdev_path[32];
+};
+
+/* a block I/O on /dev/ublkbN, O_DIRECT, run by a helper thread */
+enum uzc_io_op { UZC_READ, UZC_WRITE, UZC_FSYNC };
+
+struct uzc_io {
+	pthread_t thread;
+	int fd;
+	enum uzc_io_op op;
+	struct iovec iov[16];
+	int iovcnt;
+	off_t off;
+	ssize_t ret;			/* bytes, or -errno */
+	volatile int done;
+};
+
+/* true if io_uring knows both ops; *features = UBLK_U_CMD_GET_FEATURES */
+bool uzc_have_ops(void);
+int uzc_get_features(__u64 *features);
+/* 0 if ops and UBLK_F_SUPPORT_ZERO_COPY are there, else a reason string */
+const char *uzc_unsupported(void);
+
+/*
+ * Add a device (one queue of @depth, @max_io bytes per request, @dev_size
+ * bytes), set its parameters (@volatile_cache adds a write cache, so that
+ * fsync sends FLUSH), open its char device, fetch every tag and start it,
+ * serving the partition scan. 0 or -errno.
+ */
+int uzc_dev_create(struct uzc_dev *d, __u64 flags, unsigned int depth,
+		   unsigned int max_io, unsigned long long dev_size,
+		   bool volatile_cache);
+/* the phases of uzc_dev_create, for a server living in another process */
+int uzc_dev_add(struct uzc_dev *d, __u64 flags, unsigned int depth,
+		unsigned int max_io, unsigned long long dev_size,
+		bool volatile_cache);
+int uzc_queue_open(struct uzc_dev *d);	/* in the serving task */
+int uzc_dev_start(struct uzc_dev *d);	/* serves until started */
+int uzc_ctrl_cmd(struct uzc_dev *d, __u32 op, __u64 data0, void *buf,
+		 __u32 len);
+/* stop (serving until stopped), release the queue, delete. 0 or -errno */
+int uzc_dev_destroy(struct uzc_dev *d);
+/* the control side only: stop and delete a device served elsewhere */
+int uzc_dev_del(struct uzc_dev *d);
+void uzc_queue_close(struct uzc_dev *d);
+
+/*
+ * Wait up to @timeout_ms for the next request handed to the server.
+ * Returns its tag, -ETIMEDOUT, or -ENODEV once the queue was aborted.
+ */
+int uzc_next_req(struct uzc_dev *d, int timeout_ms);
+static inline const struct ublksrv_io_desc *uzc_iod(struct uzc_dev *d,
+						    int tag)
+{
+	return &d->iods[tag];
+}
+/* COMMIT_AND_FETCH_REQ for @tag with @res (submitted, not waited for) */
+int uzc_commit(struct uzc_dev *d, int tag, int res);
+/* serve a request without zero copy: zero-fill reads, accept writes */
+int uzc_serve_default(struct uzc_dev *d, int tag);
+
+/* user-copy position of (queue 0, @tag, @off) */
+static inline __u64 uzc_pos(unsigned int q, unsigned int tag, __u64 off)
+{
+	return UBLKSRV_IO_BUF_OFFSET + (((__u64)q << UBLK_QID_OFF) |
+					((__u64)tag << UBLK_TAG_OFF) | off);
+}
+
+int uzc_io_start(struct uzc_dev *d, struct uzc_io *io, enum uzc_io_op op,
+		 const struct iovec *iov, int iovcnt, off_t off);
+/* join; returns io->ret */
+ssize_t uzc_io_wait(struct uzc_io *io);
+/* has the block I/O finished? (wait up to @ms) */
+bool uzc_io_done(struct uzc_io *io, int ms);
+
+/* raw SQEs for the new ops */
+void uzc_prep_splice_from(struct io_uring_sqe *sqe, int fd, __u64 pos,
+			  __u32 len, __u16 slot);
+void uzc_prep_buf_remove(struct io_uring_sqe *sqe, __u16 slot);
+
+/*
+ * Submit what is queued and wait for @nr completions; their res (by
+ * user_data order of arrival) go to res[]/ud[]. Returns 0 or -errno.
+ */
+int uzc_submit_wait(struct io_uring *ring, unsigned int nr, int *res,
+		    __u64 *ud, int timeout_ms);
+
+/* fill / check a deterministic pattern, seeded */
+void uzc_fill(void *buf, size_t len, unsigned int seed);
+/* 1 + offset of the first difference, 0 if equal */
+size_t uzc_cmp(const void *a, const void *b, size_t len);
+
+#endif
