@@ -13,7 +13,7 @@ require_ublk
 SIZE=$((16 << 20))
 TARGETS="loop mirror-2 stripe-2"
 if [ "${UBLK_ZC_FLAVOR:-}" = debug ]; then
-	SIZE=$((4 << 20))
+	SIZE=$((2 << 20))
 	TARGETS=loop
 fi
 # every path abtool knows; those this kernel lacks skip
