@@ -73,7 +73,7 @@ struct uzc_io {
 	int iovcnt;
 	off_t off;
 	ssize_t ret;			/* bytes, or -errno */
-	volatile int done;
+	int done;			/* __atomic accesses */
 };
 
 /* true if io_uring knows both ops; *features = UBLK_U_CMD_GET_FEATURES */
