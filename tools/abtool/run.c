@@ -132,11 +132,6 @@ static int wait_for_node(const char *dev)
 	return -ENOENT;
 }
 
-static void stats_sum(const struct ublk_stats *s, struct ublk_stats *sum)
-{
-	*sum = *s;
-}
-
 static void stats_delta(const struct ublk_stats *a, const struct ublk_stats *b,
 			struct ublk_stats *d)
 {
@@ -281,7 +276,7 @@ static int run_one(struct run_opts *o, const struct matrix_cell *c,
 	cnt = counters_open_pid(pid);
 	if (!cnt)
 		fprintf(stderr, "abtool run: server counters: %s\n", strerror(errno));
-	stats_sum(shared, &s0.stats);
+	s0.stats = *shared;
 	if (cnt)
 		counters_start(cnt);
 	ret = wl_run(dev, &spec, &res, err, sizeof(err));
@@ -289,7 +284,7 @@ static int run_one(struct run_opts *o, const struct matrix_cell *c,
 		counters_stop(cnt);
 		sd.have_cpu = counters_read(cnt, &sd.cpu) == 0;
 	}
-	stats_sum(shared, &s1.stats);
+	s1.stats = *shared;
 	stats_delta(&s0.stats, &s1.stats, &sd.stats);
 	if (ret) {
 		fprintf(stderr, "abtool run: %s %s: %s\n", path->name, name, err);
