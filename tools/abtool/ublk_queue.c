@@ -192,9 +192,15 @@ int ublk_queue_setup(struct ublk_dev *d, unsigned int q_id)
 	q->ios = calloc(q->depth, sizeof(*q->ios));
 	if (!q->ios)
 		return -ENOMEM;
-	/* room for every tag's command plus its legs and copies */
+	/*
+	 * Room for every tag's command plus its legs and copies.  SUBMIT_ALL:
+	 * a request's SQEs (install, legs, remove) go in together even when
+	 * one fails at prep, so the rest fail with their own CQE instead of
+	 * lingering in the SQ ring behind it.
+	 */
 	ret = io_uring_queue_init(q->depth * 4, &q->ring,
 				  IORING_SETUP_SQE128 |
+				  IORING_SETUP_SUBMIT_ALL |
 				  IORING_SETUP_COOP_TASKRUN);
 	if (ret < 0)
 		return ret;
