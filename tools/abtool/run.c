@@ -22,6 +22,7 @@
 
 #include "counters.h"
 #include "matrix.h"
+#include "perf_stat.h"
 #include "results.h"
 #include "run.h"
 #include "size.h"
@@ -34,6 +35,7 @@ struct run_opts {
 	unsigned int trials;
 	uint64_t runtime_ms, ramp_ms, backing_size, seed;
 	const char *workdir;
+	const char *perf_stat_out, *perf_events;
 	bool verify;
 	FILE *out;
 	struct matrix matrix;
@@ -228,7 +230,8 @@ static int run_one(struct run_opts *o, const struct matrix_cell *c,
 	struct wl_result res;
 	struct wl_spec spec;
 	struct counters *cnt = NULL;
-	char dev[32], name[64], err[256] = "";
+	struct perf_stat *ps = NULL;
+	char dev[32], name[64], err[256] = "", hdr[160];
 	int fds[2], status = 0, id, ret = -1;
 	pid_t pid;
 	struct trial t;
@@ -277,12 +280,28 @@ static int run_one(struct run_opts *o, const struct matrix_cell *c,
 	if (!cnt)
 		fprintf(stderr, "abtool run: server counters: %s\n", strerror(errno));
 	s0.stats = *shared;
+	if (o->perf_stat_out) {
+		ps = perf_stat_start(pid, o->perf_events, err, sizeof(err));
+		if (!ps) {
+			fprintf(stderr, "abtool run: --perf-stat: %s\n", err);
+			goto stop;
+		}
+	}
 	if (cnt)
 		counters_start(cnt);
 	ret = wl_run(dev, &spec, &res, err, sizeof(err));
 	if (cnt) {
 		counters_stop(cnt);
 		sd.have_cpu = counters_read(cnt, &sd.cpu) == 0;
+	}
+	if (ps) {
+		snprintf(hdr, sizeof(hdr), "variant=%s path=%s cell=\"%s\" trial=%u boot=%d",
+			 o->variant, path->name, name, nr, o->boot);
+		if (perf_stat_finish(ps, o->perf_stat_out, hdr, err, sizeof(err))) {
+			fprintf(stderr, "abtool run: --perf-stat: %s\n", err);
+			ret = -1;
+			goto stop;
+		}
 	}
 	s1.stats = *shared;
 	stats_delta(&s0.stats, &s1.stats, &sd.stats);
@@ -370,6 +389,9 @@ static void run_usage(FILE *f)
 "      --workdir DIR     where backing files go (default /tmp)\n"
 "      --seed N          workload seed (default 1)\n"
 "      --verify          check every byte read (checksummed patterns)\n"
+"      --perf-stat FILE  also run `perf stat -x, -p SERVER` over each measured\n"
+"                        window; CSV appended to FILE, one block a trial\n"
+"      --perf-events L   events for --perf-stat (perf -e list; default perf's)\n"
 "      --variant NAME    kernel variant label (default $ABTOOL_VARIANT or native)\n"
 "      --flavor NAME     kernel flavor label (default $ABTOOL_FLAVOR or perf)\n"
 "      --clock MODE      clock label: wall or icount (default $VMRUN_CLOCK or wall)\n"
@@ -426,6 +448,8 @@ int cmd_run(int argc, char **argv)
 		{ "workdir", required_argument, NULL, 'w' },
 		{ "seed", required_argument, NULL, 'S' },
 		{ "verify", no_argument, NULL, 'V' },
+		{ "perf-stat", required_argument, NULL, 'P' },
+		{ "perf-events", required_argument, NULL, 'E' },
 		{ "variant", required_argument, NULL, 'v' },
 		{ "flavor", required_argument, NULL, 'f' },
 		{ "clock", required_argument, NULL, 'c' },
@@ -493,6 +517,8 @@ int cmd_run(int argc, char **argv)
 				return run_bad("seed", optarg);
 			break;
 		case 'V': o->verify = true; break;
+		case 'P': o->perf_stat_out = optarg; break;
+		case 'E': o->perf_events = optarg; break;
 		case 'v': o->variant = optarg; break;
 		case 'f': o->flavor = optarg; break;
 		case 'c':
@@ -516,6 +542,11 @@ int cmd_run(int argc, char **argv)
 	}
 	if (optind < argc) {
 		fprintf(stderr, "abtool run: unexpected argument '%s'\n", argv[optind]);
+		run_usage(stderr);
+		return 2;
+	}
+	if (o->perf_events && !o->perf_stat_out) {
+		fprintf(stderr, "abtool run: --perf-events needs --perf-stat FILE\n");
 		run_usage(stderr);
 		return 2;
 	}
