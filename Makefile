@@ -4,6 +4,8 @@
 #                 matrix, print the comparison (QUICK=1: ~3 min smoke)
 #   make check    every test: host unit tests, then each variant's kernel
 #                 (perf and debug flavors) booted with the selftests
+#   make stress   the long run: each variant's debug kernel with 50 fault
+#                 iterations, minutes of verified stress, 20000 fuzz ops
 #   make kernels  build every variant x flavor that has patches
 #   make lint     checkpatch --strict, per-patch builds, sparse
 #   make clean    remove build/ (the ccache in ~/.cache/ccache stays)
@@ -29,6 +31,9 @@ kernels: deps
 check:
 	scripts/check
 
+stress:
+	scripts/stress
+
 ab:
 	scripts/ab $(if $(QUICK),--quick) $(AB_ARGS)
 
@@ -39,4 +44,4 @@ clean:
 	rm -rf build
 	$(MAKE) -C tools/abtool clean
 
-.PHONY: all deps kernels check ab lint clean
+.PHONY: all deps kernels check stress ab lint clean

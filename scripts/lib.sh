@@ -54,3 +54,64 @@ stage_end() {
 	mkdir -p "$BUILD"
 	printf '%-40s %5ss\n' "$STAGE_NAME" "$dt" >> "$BUILD/stage-times.txt"
 }
+
+# ---- the selftest suite on booted kernels (scripts/check, scripts/stress)
+
+# build_userspace OUT: abtool (and its unit tests) and the selftests,
+# against the base kernel's uapi headers; build logs in OUT.
+build_userspace() {
+	make -s -C "$TOP/tools/abtool" UAPI="$(headers_dir base)" all tests \
+		> "$1/abtool-build.log" 2>&1 ||
+		{ cat "$1/abtool-build.log"; STEP="abtool build" die "abtool does not build"; }
+	make -s -C "$TOP/selftests/ublk_zc" all tests.list > "$1/selftests-build.log" 2>&1 ||
+		{ cat "$1/selftests-build.log"; STEP="selftests build" die "selftests do not build"; }
+}
+
+# A failure of a whole step counts as one failed test and names itself.
+step_failed() { # file what
+	printf 'not ok 1 %s\n' "$2" >> "$1"
+	log "FAILED: $2"
+}
+
+# variant_skipped V OUT: true, with OUT/V.tap saying so, when variant V
+# has no patches yet (base always runs).
+variant_skipped() {
+	[ "$1" != base ] && [ -z "$(series_patches "$1")" ] || return 1
+	log "variant $1: no patches yet in patches/$1 -- its tests are skipped"
+	printf 'ok 1 variant %s # SKIP no patches yet\n' "$1" > "$2/$1.tap"
+}
+
+# suite_run OUT V F TIMEOUT [VAR=VALUE...]: build kernel V/F, boot it and
+# run selftests/ublk_zc in the guest (within TIMEOUT seconds) with the
+# VARs set; the TAP goes to OUT/V-F.tap, where a failed build, a hung or
+# crashed guest or a kernel report counts as one failed test.
+suite_run() {
+	local out=$1 v=$2 f=$3 tmo=$4 tap=$1/$2-$3.tap rc
+	shift 4
+	: > "$tap"
+	stage_begin "kernel $v/$f"
+	if ! "$TOP/scripts/kernel-build" "$v" "$f"; then
+		step_failed "$tap" "kernel build $v/$f"
+		stage_end
+		return 0
+	fi
+	stage_end
+	stage_begin "tests $v/$f"
+	set +e
+	"$TOP/scripts/vm-run" --timeout "$tmo" --dir "$out/vm-$v-$f" \
+		"$(kernel_image "$v" "$f")" -- \
+		env UBLK_ZC_FLAVOR="$f" "$@" "$TOP/scripts/guest-tests" \
+		| tee -a "$tap"
+	rc=${PIPESTATUS[0]}
+	set -e
+	case $rc in
+	0) ;;
+	124) step_failed "$tap" "$v/$f: guest timed out" ;;
+	125) step_failed "$tap" "$v/$f: guest gave no status (panic?)" ;;
+	126) step_failed "$tap" "$v/$f: kernel report in console" ;;
+	*) grep -q '^not ok' "$tap" ||
+		step_failed "$tap" "$v/$f: tests exited with $rc" ;;
+	esac
+	echo "$v/$f: $("$TOP/scripts/tap-summary" "$tap")"
+	stage_end
+}

@@ -34,12 +34,13 @@ make_backing() {
 # ublk_start SERVE_ARGS...: start abtool serve, wait until it is live.
 # Returns KSFT_SKIP (after printing why) when the kernel lacks the path.
 ublk_start() {
-	local fifo=$WORK/ready.$$ status
-	mkfifo "$fifo"
-	"$ABTOOL" serve --ready-fd 3 "$@" 3> "$fifo" 2> "$WORK/serve.log" &
+	local fifo=$WORK/ready status
+	# one fifo for every start: an exec costs seconds on the debug flavor
+	[ -p "$fifo" ] || mkfifo "$fifo"
+	"$ABTOOL" serve --ready-fd 3 "$@" 3> "$fifo" 2>> "$WORK/serve.log" &
 	UBLK_PID=$!
+	UBLK_ID=
 	read -r -t 30 UBLK_ID < "$fifo"
-	rm -f "$fifo"
 	if [ -z "$UBLK_ID" ]; then
 		wait "$UBLK_PID"
 		status=$?
@@ -50,7 +51,7 @@ ublk_start() {
 	fi
 	UBLK_DEV=/dev/ublkb$UBLK_ID
 	local i
-	for i in $(seq 100); do [ -b "$UBLK_DEV" ] && return 0; sleep 0.05; done
+	for ((i = 0; i < 100; i++)); do [ -b "$UBLK_DEV" ] && return 0; nap 0.05; done
 	fail "$UBLK_DEV did not appear"
 }
 
@@ -64,9 +65,133 @@ ublk_stop() {
 		fail "ublkc$UBLK_ID still exists after the server stopped"
 }
 
+# ublk_paths: the data paths the running kernel can serve, one a line
+# (only those named in UBLK_ZC_PATHS when that is set).  On the debug
+# flavor the default is the series' zero-copy paths only: that is the
+# new kernel code the checkers are for, the stock copy paths run on the
+# perf flavor, and the debug guest is slow (make check's budget).
+ublk_paths() {
+	local p want=${UBLK_ZC_PATHS:-}
+	[ -z "$want" ] && [ "${UBLK_ZC_FLAVOR:-}" = debug ] && want="splice fused"
+	for p in $("$ABTOOL" features --paths | awk '$2 == "yes" {print $1}'); do
+		[ -z "$want" ] || [[ " $want " == *" $p "* ]] && echo "$p"
+	done
+}
+
+# ublk_devs: the ublk devices that exist (e.g. "ublkc0 ublkc1"), or "".
+ublk_devs() {
+	local d=() f
+	for f in /sys/class/ublk-char/*; do [ -e "$f" ] && d+=("${f##*/}"); done
+	echo "${d[*]}"
+}
+
+# nap SECS: sleep without a fork and exec (one costs ~0.1 s under TCG and
+# far more on the debug flavor; the polling loops below nap often): a
+# read that times out on a pipe nobody writes.
+exec {NAP_FD}<> <(:)
+nap() { read -r -t "$1" -u "$NAP_FD" _ || :; }
+
+# Background processes (workloads, extra servers) the EXIT trap kills,
+# and mount points it unmounts first (a server cannot stop under a mount).
+BG_PIDS=()
+MOUNTS=()
+
+# wait_exit PID SECS: wait (polling) until the child PID has ended;
+# returns 1 if it still runs after SECS seconds.
+wait_exit() {
+	local i
+	# bash reports a killed child ("Killed ...") while we poll: not news
+	{
+		for ((i = 0; i < $2 * 10; i++)); do
+			kill -0 "$1" || return 0
+			nap 0.1
+		done
+		! kill -0 "$1"
+	} 2>/dev/null
+}
+
+# load_must_fail WHAT PID: a workload whose device died must end within
+# 60 s (a hang is the bug) and with an error (success means I/O went
+# nowhere); its output is in $WORK/load.out.
+load_must_fail() {
+	if ! wait_exit "$2" 60; then
+		kill -KILL "$2"
+		wait "$2" 2>/dev/null
+		fail "$1: I/O still stuck 60 s after the fault"
+	fi
+	if wait "$2"; then
+		cat "$WORK/load.out" >&2
+		fail "$1: I/O kept succeeding after the fault"
+	fi
+}
+
+# io_count DEV: set IO_COUNT to the I/Os block device DEV (/dev/ublkbN)
+# has completed since it appeared.
+io_count() {
+	local r w
+	read -r r _ _ _ w _ < "/sys/block/${1#/dev/}/stat" || return 1
+	IO_COUNT=$((r + w))
+}
+
+# wait_io DEV N: wait (up to 30 s) until DEV has completed N I/Os in all,
+# so that a fault hits a device under I/O.
+wait_io() {
+	local i
+	for ((i = 0; i < 300; i++)); do
+		io_count "$1" || return 1
+		[ "$IO_COUNT" -ge "$2" ] && return 0
+		nap 0.1
+	done
+	return 1
+}
+
+# wait_inflight DEV: wait (up to 30 s) until DEV has requests in flight.
+wait_inflight() {
+	local f=/sys/block/${1#/dev/}/inflight r w i
+	for ((i = 0; i < 300; i++)); do
+		read -r r w < "$f" || return 1
+		[ $((r + w)) -gt 0 ] && return 0
+		nap 0.1
+	done
+	return 1
+}
+
+# d_state_tasks: "tid comm wchan" of each task in uninterruptible sleep.
+d_state_tasks() {
+	local f s t
+	for f in /proc/[0-9]*/task/[0-9]*/stat; do
+		read -r s < "$f" 2>/dev/null || continue
+		s=${s##*) }
+		[ "${s%% *}" = D ] || continue
+		t=${f%/stat}
+		echo "${t##*/} $(cat "$t/comm" 2>/dev/null) $(cat "$t/wchan" 2>/dev/null)"
+	done
+}
+
+# no_stuck_tasks WHAT: fail if some task stays in D state for 10 s.  A
+# short D sleep (a kworker writing back) is normal and shows up under
+# TCG; one that lasts is a leaked request or reference.  On failure the
+# blocked tasks' stacks go to the console (sysrq w).
+no_stuck_tasks() {
+	local i d
+	for ((i = 0; i < 20; i++)); do
+		d=$(d_state_tasks)
+		[ -z "$d" ] && return 0
+		nap 0.5
+	done
+	echo w > /proc/sysrq-trigger 2>/dev/null
+	fail "$1: tasks stuck in D state for 10 s (stacks: sysrq w in the console): ${d//$'\n'/; }"
+}
+
 cleanup() {
-	local rc=$?
+	local rc=$? p
+	for p in "${MOUNTS[@]}"; do
+		mountpoint -q "$p" && umount "$p"
+	done
 	[ -n "$UBLK_PID" ] && kill -KILL "$UBLK_PID" 2>/dev/null && wait "$UBLK_PID" 2>/dev/null
+	for p in "${BG_PIDS[@]}"; do
+		kill -KILL "$p" 2>/dev/null && wait "$p" 2>/dev/null
+	done
 	[ -z "${UBLK_ZC_WORK:-}" ] && rm -rf "$WORK"
 	exit $rc
 }

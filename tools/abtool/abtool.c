@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "compare.h"
+#include "del.h"
 #include "features.h"
 #include "load.h"
 #include "run.h"
@@ -19,6 +20,7 @@ static const struct subcommand {
 	{ "load", cmd_load, "run a workload on a device or file" },
 	{ "compare", cmd_compare, "compare trials: tables, deltas, p-values, plots" },
 	{ "features", cmd_features, "what the running kernel offers" },
+	{ "del", cmd_del, "delete a ublk device, even one another process serves" },
 };
 
 static void usage(FILE *f)

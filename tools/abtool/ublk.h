@@ -162,6 +162,7 @@ int ublk_ctrl_set_params(struct ublk_dev *d, struct ublk_params *p);
 int ublk_ctrl_start(struct ublk_dev *d, int daemon_pid);
 int ublk_ctrl_stop(struct ublk_dev *d);
 int ublk_ctrl_del(struct ublk_dev *d);
+int ublk_ctrl_del_async(struct ublk_dev *d);
 int ublk_ctrl_get_info(struct ublk_dev *d);
 int ublk_features(uint64_t *features);
 

@@ -103,6 +103,12 @@ int ublk_ctrl_del(struct ublk_dev *d)
 	return ublk_ctrl_cmd(d, UBLK_U_CMD_DEL_DEV, 0, NULL, 0);
 }
 
+/* DEL_DEV without waiting for the char device to be closed */
+int ublk_ctrl_del_async(struct ublk_dev *d)
+{
+	return ublk_ctrl_cmd(d, UBLK_U_CMD_DEL_DEV_ASYNC, 0, NULL, 0);
+}
+
 int ublk_ctrl_get_info(struct ublk_dev *d)
 {
 	return ublk_ctrl_cmd(d, UBLK_U_CMD_GET_DEV_INFO, 0, &d->info,

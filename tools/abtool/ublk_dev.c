@@ -8,7 +8,10 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -171,12 +174,31 @@ static int queues_failed(struct ublk_dev *d)
 }
 
 /*
+ * Join the queue threads that have ended; true when all have.  A queue
+ * thread ends on its own when every FETCH came back aborted: the device
+ * was stopped or deleted behind the server's back (abtool del).
+ */
+static bool queues_ended(struct ublk_dev *d, bool *joined)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < d->nr_queues; i++) {
+		if (!joined[i] && pthread_tryjoin_np(d->queues[i].thread, NULL) == 0)
+			joined[i] = true;
+		n += joined[i];
+	}
+	return n == d->nr_queues;
+}
+
+/*
  * Start the queue threads and the device, tell ready_fd the device id,
- * and serve until *stop is set (by a signal handler) or a queue fails.
+ * and serve until *stop is set (by a signal handler), a queue fails or
+ * the device goes away.
  */
 int ublk_dev_run(struct ublk_dev *d, volatile int *stop, int ready_fd)
 {
 	struct timespec tick = { 0, 50 * 1000 * 1000 };
+	bool joined[UBLK_MAX_QUEUES] = { false };
 	unsigned int i, started = 0;
 	int ret;
 
@@ -193,13 +215,20 @@ int ublk_dev_run(struct ublk_dev *d, volatile int *stop, int ready_fd)
 		    dprintf(ready_fd, "%d\n", d->dev_id) < 0)
 			ret = -errno;
 	}
-	while (ret == 0 && !*stop && !queues_failed(d))
+	while (ret == 0 && !*stop && !queues_failed(d)) {
+		if (queues_ended(d, joined)) {
+			fprintf(stderr, "abtool: ublk%d: stopped from outside\n",
+				d->dev_id);
+			break;
+		}
 		nanosleep(&tick, NULL);
+	}
 
 	/* STOP_DEV aborts every FETCH with -ENODEV: the threads then end */
 	ublk_ctrl_stop(d);
 	for (i = 0; i < started; i++)
-		pthread_join(d->queues[i].thread, NULL);
+		if (!joined[i])
+			pthread_join(d->queues[i].thread, NULL);
 	return ret ? ret : queues_failed(d);
 }
 
