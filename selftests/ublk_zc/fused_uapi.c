@@ -803,20 +803,6 @@ TEST_F(fused, send_recv)
 	close(sv[1]);
 }
 
-static void loopback_up(void)
-{
-	struct ifreq ifr = { .ifr_name = "lo" };
-	int s = socket(AF_INET, SOCK_DGRAM, 0);
-
-	if (s < 0)
-		return;
-	if (!ioctl(s, SIOCGIFFLAGS, &ifr) && !(ifr.ifr_flags & IFF_UP)) {
-		ifr.ifr_flags |= IFF_UP;
-		ioctl(s, SIOCSIFFLAGS, &ifr);
-	}
-	close(s);
-}
-
 /*
  * SEND_ZC over TCP loopback: the skbs point at the request's pages, so the
  * fused command (and the request) completes only after the notification.
@@ -833,7 +819,7 @@ TEST_F(fused, send_zc)
 	size_t got;
 	ssize_t n;
 
-	loopback_up();
+	uzc_loopback_up();
 	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	ls = socket(AF_INET, SOCK_STREAM, 0);
 	ASSERT_LE(0, ls);

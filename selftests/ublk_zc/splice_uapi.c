@@ -133,23 +133,6 @@ static bool cq_quiet(struct io_uring *ring, int ms)
 	return io_uring_wait_cqe_timeout(ring, &cqe, &ts) == -ETIME;
 }
 
-static int lo_up(void)
-{
-	struct ifreq ifr = { 0 };
-	int s = socket(AF_INET, SOCK_DGRAM, 0), ret = 0;
-
-	if (s < 0)
-		return -errno;
-	strcpy(ifr.ifr_name, "lo");
-	if (ioctl(s, SIOCGIFFLAGS, &ifr) == 0 && !(ifr.ifr_flags & IFF_UP)) {
-		ifr.ifr_flags |= IFF_UP;
-		if (ioctl(s, SIOCSIFFLAGS, &ifr))
-			ret = -errno;
-	}
-	close(s);
-	return ret;
-}
-
 /* --- the fixture: one zero-copy device, one ring with a sparse table --- */
 
 FIXTURE(zc) {
@@ -496,7 +479,7 @@ TEST_F(zc, send_zc_from_write_buffer)
 	void *buf;
 	int seen = 0;
 
-	if (lo_up())
+	if (uzc_loopback_up())
 		SKIP(return, "cannot bring lo up");
 	rx = socket(AF_INET, SOCK_DGRAM, 0);
 	tx = socket(AF_INET, SOCK_DGRAM, 0);

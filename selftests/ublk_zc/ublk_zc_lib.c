@@ -13,7 +13,10 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <net/if.h>
 #include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 
@@ -548,4 +551,20 @@ size_t uzc_cmp(const void *a, const void *b, size_t len)
 		if (x[i] != y[i])
 			return i + 1;
 	return 0;
+}
+
+int uzc_loopback_up(void)
+{
+	struct ifreq ifr = { .ifr_name = "lo" };
+	int s = socket(AF_INET, SOCK_DGRAM, 0), ret = 0;
+
+	if (s < 0)
+		return -errno;
+	if (ioctl(s, SIOCGIFFLAGS, &ifr) == 0 && !(ifr.ifr_flags & IFF_UP)) {
+		ifr.ifr_flags |= IFF_UP;
+		if (ioctl(s, SIOCSIFFLAGS, &ifr))
+			ret = -errno;
+	}
+	close(s);
+	return ret;
 }

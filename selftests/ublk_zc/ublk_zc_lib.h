@@ -151,4 +151,7 @@ void uzc_fill(void *buf, size_t len, unsigned int seed);
 /* 1 + offset of the first difference, 0 if equal */
 size_t uzc_cmp(const void *a, const void *b, size_t len);
 
+/* bring the loopback interface up (a fresh guest has it down); -errno */
+int uzc_loopback_up(void);
+
 #endif

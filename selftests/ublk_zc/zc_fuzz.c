@@ -3349,20 +3349,6 @@ static int udp_socket(bool nonblock)
 	return socket(AF_INET, SOCK_DGRAM | (nonblock ? SOCK_NONBLOCK : 0), 0);
 }
 
-static void lo_up(void)
-{
-	struct ifreq ifr = { .ifr_name = "lo" };
-	int s = socket(AF_INET, SOCK_DGRAM, 0);
-
-	if (s < 0)
-		return;
-	if (!ioctl(s, SIOCGIFFLAGS, &ifr) && !(ifr.ifr_flags & IFF_UP)) {
-		ifr.ifr_flags |= IFF_UP;
-		ioctl(s, SIOCSIFFLAGS, &ifr);
-	}
-	close(s);
-}
-
 static int setup_files(void)
 {
 	struct sockaddr_in sa = { .sin_family = AF_INET };
@@ -3387,7 +3373,7 @@ static int setup_files(void)
 		return -errno;
 	F.ctrl = open("/dev/ublk-control", O_RDWR);
 
-	lo_up();
+	uzc_loopback_up();
 	F.udp_sink = udp_socket(true);
 	F.udp_tx = udp_socket(false);
 	F.udp_rx = udp_socket(true);
