@@ -34,6 +34,7 @@ const struct ublk_path_ops path_copy = {
 	.name = "copy",
 	.help = "the driver copies between request pages and a daemon buffer",
 	.dev_flags = 0,
+	.daemon_buffers = true,
 	.kernel_copies = true,
 	.probe = copy_probe,
 	.start = copy_start,

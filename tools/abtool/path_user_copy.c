@@ -69,6 +69,7 @@ const struct ublk_path_ops path_user_copy = {
 	.name = "user_copy",
 	.help = "the daemon copies with pread/pwrite on /dev/ublkcN",
 	.dev_flags = UBLK_F_USER_COPY,
+	.daemon_buffers = true,
 	.probe = user_copy_probe,
 	.start = user_copy_start,
 	.cqe = user_copy_cqe,

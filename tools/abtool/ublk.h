@@ -69,6 +69,7 @@ struct ublk_path_ops {
 	const char *help;
 	uint64_t dev_flags;	/* UBLK_F_* the device is created with */
 	bool kernel_copies;	/* the driver copies every request's bytes */
+	bool daemon_buffers;	/* the target's I/O goes through a per-tag buffer */
 	/* 0 if this kernel can run the path, else -errno and a reason. */
 	int (*probe)(uint64_t features, char *why, size_t whylen);
 	int (*queue_init)(struct ublk_queue *q);

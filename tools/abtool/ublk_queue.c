@@ -204,7 +204,8 @@ int ublk_queue_setup(struct ublk_dev *d, unsigned int q_id)
 				  IORING_SETUP_COOP_TASKRUN);
 	if (ret < 0)
 		return ret;
-	for (i = 0; i < q->depth; i++) {
+	/* zero-copy paths never touch them: depth x max-io bytes saved */
+	for (i = 0; d->path->daemon_buffers && i < q->depth; i++) {
 		if (posix_memalign(&q->ios[i].buf, 4096, d->max_io_bytes))
 			return -ENOMEM;
 		memset(q->ios[i].buf, 0, d->max_io_bytes);
