@@ -2,8 +2,9 @@
 #
 #   make ab       build what is missing, boot each variant, run the A/B
 #                 matrix, print the comparison (QUICK=1: ~3 min smoke)
-#   make check    every test: host unit tests, then each variant's kernel
-#                 (perf and debug flavors) booted with the selftests
+#   make check    every test: host unit tests, then the selftests booted
+#                 on base/perf and each variant's debug kernel
+#                 (CHECK_MATRIX="V/F ..." or "all" for another matrix)
 #   make stress   the long run: each variant's debug kernel with 50 fault
 #                 iterations, minutes of verified stress, 20000 fuzz ops
 #   make kernels  build every variant x flavor that has patches

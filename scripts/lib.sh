@@ -41,7 +41,8 @@ valid_flavor() {
 tree_dir() { echo "$BUILD/trees/$1"; }
 # Objects live in a direct subdirectory of the source tree so that the
 # kernel uses srctree=".." and every variant compiles with the same
-# relative paths: ccache then shares objects of files no series touches.
+# relative paths: ccache then shares objects of files no series touches
+# (little, when a series changes a header most files include: fs.h).
 out_dir() { echo "$BUILD/trees/$1/.o-$2"; }
 kernel_image() { echo "$(out_dir "$1" "$2")/arch/x86/boot/bzImage"; }
 headers_dir() { echo "$BUILD/headers/$1"; }

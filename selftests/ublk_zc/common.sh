@@ -66,13 +66,9 @@ ublk_stop() {
 }
 
 # ublk_paths: the data paths the running kernel can serve, one a line
-# (only those named in UBLK_ZC_PATHS when that is set).  On the debug
-# flavor the default is the series' zero-copy paths only: that is the
-# new kernel code the checkers are for, the stock copy paths run on the
-# perf flavor, and the debug guest is slow (make check's budget).
+# (only those named in UBLK_ZC_PATHS when that is set).
 ublk_paths() {
 	local p want=${UBLK_ZC_PATHS:-}
-	[ -z "$want" ] && [ "${UBLK_ZC_FLAVOR:-}" = debug ] && want="splice fused"
 	for p in $("$ABTOOL" features --paths | awk '$2 == "yes" {print $1}'); do
 		[ -z "$want" ] || [[ " $want " == *" $p "* ]] && echo "$p"
 	done
