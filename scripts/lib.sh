@@ -68,6 +68,26 @@ build_userspace() {
 		{ cat "$1/selftests-build.log"; STEP="selftests build" die "selftests do not build"; }
 }
 
+# suite_setup OUT: the stages before any kernel: apt packages, kernel
+# source, base uapi headers, abtool and the selftests.
+suite_setup() {
+	stage_begin "deps"; "$TOP/scripts/deps"; stage_end
+	stage_begin "kernel source"; "$TOP/scripts/kernel-source" >/dev/null; stage_end
+	stage_begin "headers base"; "$TOP/scripts/kernel-headers" base; stage_end
+	stage_begin "abtool + selftests build"; build_userspace "$1"; stage_end
+}
+
+# suite_report OUT T0: the stage timings since T0 and the closing line
+# "N passed, N failed, N skipped" over OUT's TAP files.
+suite_report() {
+	echo
+	echo "Stage timings:"
+	cat "$BUILD/stage-times.txt"
+	printf '%-40s %5ss\n' "total" "$(( $(date +%s) - $2 ))"
+	echo
+	"$TOP/scripts/tap-summary" "$1"/*.tap
+}
+
 # A failure of a whole step counts as one failed test and names itself.
 step_failed() { # file what
 	printf 'not ok 1 %s\n' "$2" >> "$1"
