@@ -80,6 +80,13 @@
 #define SQE_BAD_FLAG		0x80	/* beyond SQE_VALID_FLAGS */
 #define MAX_RW			0x7ffff000u	/* MAX_RW_COUNT on x86_64 */
 #define UDP_MAX			65507	/* IPv4 UDP payload limit */
+/*
+ * SEND_ZC gives each bvec of a fixed buffer its own skb frag and fails
+ * with -EMSGSIZE past MAX_SKB_FRAGS (17, the default).  Segments of
+ * request pages are 512-byte multiples (the device's dma alignment), so
+ * 17 frags always hold a partial first one and 16 more: 8192 bytes.
+ */
+#define ZC_FRAGS_SURE		(16 * 512)
 #define HUGE_ADDR		(1ULL << 47)	/* beyond user address space */
 
 struct clone_buffers {		/* struct io_uring_clone_buffers */
@@ -872,6 +879,14 @@ static int prep_sendzc(struct model *m, struct op *o)
 	return 0;
 }
 
+/* a zero-copy send of a fixed buffer: its layout in bvecs is unknown */
+static void send_zc_target(struct op *o, __u32 len)
+{
+	rw_target(o, FK_UDP, true, len);
+	if (len > ZC_FRAGS_SURE && len <= UDP_MAX)
+		exp_add(&o->exp, -EMSGSIZE);	/* more than 17 segments */
+}
+
 static void issue_sendzc(struct model *m, struct op *o)
 {
 	const struct io_uring_sqe *s = &o->sqe[0];
@@ -897,7 +912,7 @@ static void issue_sendzc(struct model *m, struct op *o)
 		return;
 	}
 	o->why = "send";
-	rw_target(o, FK_UDP, true, s->len);
+	send_zc_target(o, s->len);
 }
 
 /* ---- fused ---- */
@@ -1003,7 +1018,11 @@ static void issue_fused(struct model *m, struct op *o)
 		exp_add(e, -EAGAIN);	/* nothing is ever sent to it */
 		return;
 	}
-	if (op == OP_SEND || op == OP_SEND_ZC) {
+	if (op == OP_SEND_ZC) {
+		send_zc_target(o, t->len);
+		return;
+	}
+	if (op == OP_SEND) {
 		rw_target(o, FK_UDP, true, t->len);
 		return;
 	}
