@@ -883,7 +883,7 @@ static int prep_sendzc(struct model *m, struct op *o)
 static void send_zc_target(struct op *o, __u32 len)
 {
 	rw_target(o, FK_UDP, true, len);
-	if (len > ZC_FRAGS_SURE && len <= UDP_MAX)
+	if (len > ZC_FRAGS_SURE)
 		exp_add(&o->exp, -EMSGSIZE);	/* more than 17 segments */
 }
 
