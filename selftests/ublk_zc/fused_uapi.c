@@ -1089,6 +1089,437 @@ TEST_F_TIMEOUT(fused, delete_under_io, 60)
 	close(fd);
 }
 
+/* no further CQE arrives within @ms (e.g. a stray notification) */
+static int no_more_cqe(struct io_uring *ring, int ms, __u64 *ud)
+{
+	struct __kernel_timespec ts = { .tv_nsec = ms * 1000000LL };
+	struct io_uring_cqe *cqe;
+	int ret;
+
+	ret = io_uring_wait_cqe_timeout(ring, &cqe, &ts);
+	if (ret)
+		return ret == -ETIME;
+	*ud = cqe->user_data;
+	ret = cqe->res;
+	io_uring_cqe_seen(ring, cqe);
+	return 0;
+}
+
+/*
+ * A SEND_ZC secondary refused at prep (flags a secondary cannot use, a bad
+ * destination address) fails the fused command with exactly one CQE: its
+ * notification, allocated at prep, is never posted.
+ */
+TEST_F(fused, send_zc_prep_reject_one_cqe)
+{
+	static const struct {
+		__u16 ioprio;
+		bool bad_addr;
+		int res;
+	} c[] = {
+		{ 1U << 3, false, -EINVAL },	/* IORING_SEND_ZC_REPORT_USAGE */
+		{ IORING_RECVSEND_FIXED_BUF, false, -EINVAL },
+		{ (1U << 3) | 1, false, -EINVAL },
+		{ 1U << 7, false, -EINVAL },	/* unknown */
+		{ 0, true, -EFAULT },		/* after the flag checks */
+	};
+	int cfd = self->d.cdev_fd, sv[2], tag, res, i;
+	struct io_uring_sqe *sqe;
+	struct uzc_io io;
+	__u64 ud;
+
+	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_STREAM, 0, sv));
+	tag = start_req(_metadata, &self->d, &io, UZC_WRITE, self->buf, 4096,
+			0);
+	ASSERT_LE(0, tag);
+	for (i = 0; i < (int)(sizeof(c) / sizeof(c[0])); i++) {
+		sqe = io_uring_get_sqe(&self->ring);
+		prep_fused(sqe, cfd, 0, tag, IORING_OP_SEND_ZC, sv[0], 0,
+			   4096, 0, 40 + i);
+		sqe[1].ioprio = c[i].ioprio;
+		if (c[i].bad_addr) {
+			sqe[1].addr2 = 8;	/* unmapped */
+			sqe[1].addr_len = sizeof(struct sockaddr_in);
+		}
+		ud = 0;
+		EXPECT_EQ(0, uzc_submit_wait(&self->ring, 1, &res, &ud,
+					     TMO_MS));
+		EXPECT_EQ(40 + i, ud);
+		EXPECT_EQ(c[i].res, res) TH_LOG("case %d", i);
+		/* and nothing else: no notification CQE */
+		EXPECT_TRUE(no_more_cqe(&self->ring, 300, &ud))
+			TH_LOG("case %d: second CQE, user_data %llu", i,
+			       (unsigned long long)ud);
+	}
+	/* prepared, then failed at issue (AF_UNIX has no zero copy): one CQE */
+	sqe = io_uring_get_sqe(&self->ring);
+	prep_fused(sqe, cfd, 0, tag, IORING_OP_SEND_ZC, sv[0], 0, 4096, 0, 50);
+	EXPECT_EQ(0, uzc_submit_wait(&self->ring, 1, &res, &ud, TMO_MS));
+	EXPECT_EQ(50, ud);
+	EXPECT_EQ(-EOPNOTSUPP, res);
+	EXPECT_TRUE(no_more_cqe(&self->ring, 300, &ud));
+	finish_req(_metadata, &self->d, &io, tag, 4096, 4096);
+	close(sv[0]);
+	close(sv[1]);
+}
+
+/* preadv/pwritev of many iovecs, O_DIRECT, from a helper thread */
+struct vec_io {
+	pthread_t thread;
+	int fd;
+	bool write;
+	struct iovec *iov;
+	int iovcnt;
+	off_t off;
+	ssize_t ret;
+};
+
+static void *vec_io_fn(void *arg)
+{
+	struct vec_io *v = arg;
+
+	v->ret = v->write ? pwritev(v->fd, v->iov, v->iovcnt, v->off) :
+			    preadv(v->fd, v->iov, v->iovcnt, v->off);
+	if (v->ret < 0)
+		v->ret = -errno;
+	return NULL;
+}
+
+#define NSEG		(MAX_IO / 512)
+
+/*
+ * Serve every request of a @len-byte I/O at @dev_off with fused @op
+ * secondaries on @fd, in odd-sized chunks; IOSQE_ASYNC on every other
+ * fused command when @async.  Returns the number of requests.
+ */
+static int serve_fused(struct __test_metadata *_metadata,
+		       FIXTURE_DATA(fused) *self, __u8 op, int fd,
+		       off_t dev_off, size_t len, bool async,
+		       unsigned int *max_nr_sectors)
+{
+	size_t served = 0, done, chunk;
+	int nr_req, tag, i, res;
+
+	for (nr_req = 0; served < len; nr_req++) {
+		const struct ublksrv_io_desc *iod;
+		struct io_uring_sqe *sqe;
+		size_t rlen, roff;
+
+		tag = uzc_next_req(&self->d, TMO_MS);
+		EXPECT_LE(0, tag);
+		if (tag < 0)
+			return nr_req;
+		iod = uzc_iod(&self->d, tag);
+		EXPECT_EQ(op == IORING_OP_READ ? UBLK_IO_OP_READ :
+			  UBLK_IO_OP_WRITE, ublksrv_get_op(iod));
+		rlen = (size_t)iod->nr_sectors << 9;
+		roff = (iod->start_sector << 9) - dev_off;
+		if (iod->nr_sectors > *max_nr_sectors)
+			*max_nr_sectors = iod->nr_sectors;
+		for (done = 0, i = 0; done < rlen; done += chunk, i++) {
+			chunk = rlen - done;
+			if (chunk > 40000 + 777 * i)
+				chunk = 40000 + 777 * i;
+			sqe = io_uring_get_sqe(&self->ring);
+			prep_fused(sqe, self->d.cdev_fd, 0, tag, op, fd, done,
+				   chunk, dev_off + roff + done, 1);
+			if (async && (i & 1))
+				sqe->flags = IOSQE_ASYNC;
+			EXPECT_EQ(0, uzc_submit_wait(&self->ring, 1, &res,
+						     NULL, TMO_MS));
+			EXPECT_EQ((int)chunk, res);
+		}
+		EXPECT_EQ(0, uzc_commit(&self->d, tag, rlen));
+		served += rlen;
+	}
+	return nr_req;
+}
+
+/*
+ * A 512K request of 1024 separate 512-byte segments (pwritev/preadv with
+ * O_DIRECT, several bios merged into one request): its bvec table is
+ * 16K, more than a page.  WRITE secondaries drain it and READ secondaries
+ * fill it byte-exact, inline and with IOSQE_ASYNC on the fused command.
+ */
+static void many_segments(struct __test_metadata *_metadata,
+			  FIXTURE_DATA(fused) *self, bool async)
+{
+	const off_t dev_off = 7 << 20;
+	int fd = tmpfile_fd(), bfd, i, nr_req;
+	struct iovec *iov = calloc(NSEG, sizeof(*iov));
+	unsigned int max_sectors = 0;
+	char *area, *expect;
+	struct vec_io v;
+
+	ASSERT_LE(0, fd);
+	ASSERT_NE(NULL, iov);
+	/* 512 bytes used of every 1024: no two segments are contiguous */
+	ASSERT_EQ(0, posix_memalign((void **)&area, 4096, 2 * MAX_IO));
+	expect = self->buf2;
+	bfd = open(self->d.bdev_path, O_RDWR | O_DIRECT);
+	ASSERT_LE(0, bfd);
+
+	/* WRITE: pwritev of 1024 segments, fused WRITEs to the file */
+	memset(area, 0x3c, 2 * MAX_IO);
+	for (i = 0; i < NSEG; i++) {
+		iov[i].iov_base = area + 1024 * i + (i & 1 ? 512 : 0);
+		iov[i].iov_len = 512;
+		uzc_fill(iov[i].iov_base, 512, 1000 + i);
+		memcpy(expect + 512 * i, iov[i].iov_base, 512);
+	}
+	v = (struct vec_io){ .fd = bfd, .write = true, .iov = iov,
+			     .iovcnt = NSEG, .off = dev_off };
+	ASSERT_EQ(0, pthread_create(&v.thread, NULL, vec_io_fn, &v));
+	nr_req = serve_fused(_metadata, self, IORING_OP_WRITE, fd, dev_off,
+			     MAX_IO, async, &max_sectors);
+	pthread_join(v.thread, NULL);
+	EXPECT_EQ(MAX_IO, v.ret);
+	TH_LOG("write: %d request(s), largest %u sectors", nr_req,
+	       max_sectors);
+	EXPECT_EQ(MAX_IO >> 9, max_sectors);
+	ASSERT_EQ(MAX_IO, pread(fd, self->buf, MAX_IO, dev_off));
+	EXPECT_EQ(0, uzc_cmp(self->buf, expect, MAX_IO));
+
+	/* READ: the file back through fused READs into 1024 segments */
+	uzc_fill(expect, MAX_IO, 77 + async);
+	ASSERT_EQ(MAX_IO, pwrite(fd, expect, MAX_IO, dev_off));
+	memset(area, 0xc3, 2 * MAX_IO);
+	max_sectors = 0;
+	v.write = false;
+	ASSERT_EQ(0, pthread_create(&v.thread, NULL, vec_io_fn, &v));
+	nr_req = serve_fused(_metadata, self, IORING_OP_READ, fd, dev_off,
+			     MAX_IO, async, &max_sectors);
+	pthread_join(v.thread, NULL);
+	EXPECT_EQ(MAX_IO, v.ret);
+	TH_LOG("read: %d request(s), largest %u sectors", nr_req,
+	       max_sectors);
+	EXPECT_EQ(MAX_IO >> 9, max_sectors);
+	for (i = 0; i < NSEG; i++) {
+		EXPECT_EQ(0, uzc_cmp(expect + 512 * i, iov[i].iov_base, 512))
+			TH_LOG("segment %d differs", i);
+		/* and the gaps between segments were left alone */
+		EXPECT_EQ(0xc3, (unsigned char)area[1024 * i +
+						    (i & 1 ? 511 : 512)]);
+	}
+	close(bfd);
+	close(fd);
+	free(area);
+	free(iov);
+}
+
+TEST_F(fused, many_subpage_segments_512k)
+{
+	many_segments(_metadata, self, false);
+}
+
+/*
+ * The same with IOSQE_ASYNC on every other fused command: the primary runs
+ * in io-wq without the ring lock and issues its secondary from task work.
+ */
+TEST_F(fused, many_subpage_segments_512k_async)
+{
+	many_segments(_metadata, self, true);
+}
+
+/*
+ * A READ secondary on a file without FMODE_NOWAIT (9p, the guest's root;
+ * the test's own binary) is punted to io-wq by io_uring itself; it still
+ * fills the request byte-exact.
+ */
+TEST_F(fused, secondary_in_iowq)
+{
+	const size_t len = 64 << 10;
+	int cfd = self->d.cdev_fd, fd, tag, res;
+	struct io_uring_sqe *sqe;
+	struct uzc_io io;
+	ssize_t n;
+
+	fd = open("/proc/self/exe", O_RDONLY);
+	ASSERT_LE(0, fd);
+	n = pread(fd, self->buf2, len, 0);
+	ASSERT_LT(0, n);
+	memset(self->buf, 0, len);
+	tag = start_req(_metadata, &self->d, &io, UZC_READ, self->buf, len,
+			0);
+	ASSERT_LE(0, tag);
+	sqe = io_uring_get_sqe(&self->ring);
+	prep_fused(sqe, cfd, 0, tag, IORING_OP_READ, fd, 0, n, 0, 1);
+	sqe->flags = IOSQE_ASYNC;
+	EXPECT_EQ(0, uzc_submit_wait(&self->ring, 1, &res, NULL, TMO_MS));
+	EXPECT_EQ(n, res);
+	EXPECT_EQ(n, fused_one(&self->ring, cfd, 0, tag, IORING_OP_READ, fd,
+			       0, n, 0));
+	if (n < (ssize_t)len) {
+		memset((char *)self->buf2 + n, 0, len - n);
+		ASSERT_EQ((ssize_t)(len - n),
+			  pwrite(cfd, (char *)self->buf2 + n, len - n,
+				 uzc_pos(0, tag, n)));
+	}
+	finish_req(_metadata, &self->d, &io, tag, len, len);
+	EXPECT_EQ(0, uzc_cmp(self->buf, self->buf2, len));
+	close(fd);
+}
+
+/*
+ * IORING_OP_ASYNC_CANCEL by the fused command's user_data cancels a
+ * secondary parked in poll (a READ from an empty pipe): the fused command
+ * completes with -ECANCELED, the request stays the server's, and a second
+ * fused command then fills it.
+ */
+TEST_F(fused, cancel_parked_secondary)
+{
+	const size_t len = 8 << 10;
+	int cfd = self->d.cdev_fd, pfd[2], tag, res[2], i;
+	struct io_uring_sqe *sqe;
+	struct uzc_io io;
+	__u64 ud[2];
+
+	ASSERT_EQ(0, pipe(pfd));
+	memset(self->buf, 0, len);
+	tag = start_req(_metadata, &self->d, &io, UZC_READ, self->buf, len,
+			0);
+	ASSERT_LE(0, tag);
+	sqe = io_uring_get_sqe(&self->ring);
+	prep_fused(sqe, cfd, 0, tag, IORING_OP_READ, pfd[0], 0, len, 0, 7);
+	ASSERT_EQ(1, io_uring_submit(&self->ring));
+	EXPECT_TRUE(no_more_cqe(&self->ring, 200, &ud[0]));
+
+	/* cancel by the ublk char device's fd finds nothing */
+	sqe = io_uring_get_sqe(&self->ring);
+	io_uring_prep_cancel_fd(sqe, cfd, 0);
+	sqe->user_data = 8;
+	EXPECT_EQ(0, uzc_submit_wait(&self->ring, 1, res, ud, TMO_MS));
+	EXPECT_EQ(8, ud[0]);
+	EXPECT_EQ(-ENOENT, res[0]);
+
+	/* cancel by user_data: the fused command ends with -ECANCELED */
+	sqe = io_uring_get_sqe(&self->ring);
+	io_uring_prep_cancel64(sqe, 7, 0);
+	sqe->user_data = 9;
+	EXPECT_EQ(0, uzc_submit_wait(&self->ring, 2, res, ud, TMO_MS));
+	/* either order */
+	i = ud[0] == 7;
+	EXPECT_EQ(9, ud[i]);
+	EXPECT_EQ(0, res[i]);
+	EXPECT_EQ(7, ud[!i]);
+	EXPECT_EQ(-ECANCELED, res[!i]);
+	EXPECT_TRUE(no_more_cqe(&self->ring, 200, &ud[0]));
+	/* the request is not completed by the cancel */
+	EXPECT_FALSE(uzc_io_done(&io, 100));
+
+	/* still the server's: fill it from the pipe now */
+	uzc_fill(self->buf2, len, 13);
+	ASSERT_EQ((ssize_t)len, write(pfd[1], self->buf2, len));
+	EXPECT_EQ((int)len, fused_one(&self->ring, cfd, 0, tag,
+				      IORING_OP_READ, pfd[0], 0, len, 0));
+	finish_req(_metadata, &self->d, &io, tag, len, len);
+	EXPECT_EQ(0, uzc_cmp(self->buf, self->buf2, len));
+	close(pfd[0]);
+	close(pfd[1]);
+}
+
+/*
+ * A linked timeout on a fused command cancels its parked secondary the same
+ * way (-ECANCELED; the timeout's CQE -ETIME); the server then fails the
+ * request with its COMMIT and the block I/O sees the error.
+ */
+TEST_F(fused, link_timeout_parked_secondary)
+{
+	struct __kernel_timespec ts = { .tv_nsec = 100000000 };
+	const size_t len = 8 << 10;
+	int cfd = self->d.cdev_fd, pfd[2], tag, res[2], i;
+	struct io_uring_sqe *sqe;
+	struct uzc_io io;
+	__u64 ud[2];
+
+	ASSERT_EQ(0, pipe(pfd));
+	tag = start_req(_metadata, &self->d, &io, UZC_READ, self->buf, len,
+			0);
+	ASSERT_LE(0, tag);
+	sqe = io_uring_get_sqe(&self->ring);
+	prep_fused(sqe, cfd, 0, tag, IORING_OP_READ, pfd[0], 0, len, 0, 11);
+	sqe->flags = IOSQE_IO_LINK;
+	sqe = io_uring_get_sqe(&self->ring);
+	io_uring_prep_link_timeout(sqe, &ts, 0);
+	sqe->user_data = 12;
+	EXPECT_EQ(0, uzc_submit_wait(&self->ring, 2, res, ud, TMO_MS));
+	/* either order */
+	i = ud[0] == 11;
+	EXPECT_EQ(12, ud[i]);
+	EXPECT_EQ(-ETIME, res[i]);
+	EXPECT_EQ(11, ud[!i]);
+	EXPECT_EQ(-ECANCELED, res[!i]);
+	EXPECT_TRUE(no_more_cqe(&self->ring, 200, &ud[0]));
+	EXPECT_FALSE(uzc_io_done(&io, 100));
+	finish_req(_metadata, &self->d, &io, tag, -EIO, -EIO);
+	close(pfd[0]);
+	close(pfd[1]);
+}
+
+/*
+ * IOPOLL rings cannot complete a fused command (its primary completes from
+ * task work, not by polling): -EINVAL, as for any op without IOPOLL support,
+ * and the request is left alone.
+ */
+TEST_F(fused, iopoll_ring_refused)
+{
+	int fd = tmpfile_fd(), tag;
+	struct io_uring pring;
+	struct uzc_io io;
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, io_uring_queue_init(4, &pring, IORING_SETUP_SQE128 |
+					 IORING_SETUP_IOPOLL));
+	uzc_fill(self->buf, 4096, 17);
+	tag = start_req(_metadata, &self->d, &io, UZC_WRITE, self->buf, 4096,
+			0);
+	ASSERT_LE(0, tag);
+	EXPECT_EQ(-EINVAL, fused_one(&pring, self->d.cdev_fd, 0, tag,
+				     IORING_OP_WRITE, fd, 0, 4096, 0));
+	io_uring_queue_exit(&pring);
+	/* the request is intact and still the server's */
+	EXPECT_EQ(4096, fused_one(&self->ring, self->d.cdev_fd, 0, tag,
+				  IORING_OP_WRITE, fd, 0, 4096, 0));
+	finish_req(_metadata, &self->d, &io, tag, 4096, 4096);
+	EXPECT_EQ(4096, pread(fd, self->buf2, 4096, 0));
+	EXPECT_EQ(0, uzc_cmp(self->buf, self->buf2, 4096));
+	close(fd);
+}
+
+/* FLUSH requests carry no data: fused commands on them fail with -EACCES */
+TEST(flush_refused)
+{
+	const char *why = fused_unsupported();
+	int fd, tag, op;
+	struct io_uring ring;
+	struct uzc_dev d;
+	struct uzc_io io;
+
+	if (why)
+		SKIP(return, "%s", why);
+	ASSERT_EQ(0, uzc_dev_create(&d, ZC_FLAGS, DEPTH, MAX_IO, DEV_SIZE,
+				    true));
+	ASSERT_EQ(0, io_uring_queue_init(4, &ring, IORING_SETUP_SQE128));
+	fd = tmpfile_fd();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, uzc_io_start(&d, &io, UZC_FSYNC, NULL, 0, 0));
+	tag = uzc_next_req(&d, TMO_MS);
+	ASSERT_LE(0, tag);
+	op = ublksrv_get_op(uzc_iod(&d, tag));
+	EXPECT_EQ(UBLK_IO_OP_FLUSH, op);
+	EXPECT_EQ(-EACCES, fused_one(&ring, d.cdev_fd, 0, tag,
+				     IORING_OP_WRITE, fd, 0, 512, 0));
+	EXPECT_EQ(-EACCES, fused_one(&ring, d.cdev_fd, 0, tag,
+				     IORING_OP_READ, fd, 0, 512, 0));
+	EXPECT_EQ(-EACCES, fused_one(&ring, d.cdev_fd, 0, tag,
+				     IORING_OP_WRITE, fd, 0, 0, 0));
+	EXPECT_EQ(0, uzc_commit(&d, tag, 0));
+	EXPECT_EQ(0, uzc_io_wait(&io));
+	io_uring_queue_exit(&ring);
+	EXPECT_EQ(0, uzc_dev_destroy(&d));
+	close(fd);
+}
+
 int main(int argc, char **argv)
 {
 	const char *why = fused_unsupported();
