@@ -48,7 +48,7 @@ static struct json_object *env_json(const struct report_env *env)
 static struct json_object *header_json(const struct report *r)
 {
 	struct json_object *o = json_object_new_object();
-	char test[160];
+	char test[256];
 
 	json_object_object_add(o, "trials", json_object_new_int64(
 				       (int64_t)r->nr_trials));
@@ -68,8 +68,9 @@ static struct json_object *header_json(const struct report *r)
 			       str("half the interquartile range, percent of "
 				   "the median"));
 	snprintf(test, sizeof(test), "two-sided Mann-Whitney U: exact "
-		 "without ties when both n <= %d, else normal approximation "
-		 "with tie and continuity correction", STATS_MWU_EXACT_MAX_N);
+		 "permutation distribution (ties at mid-ranks) when both n "
+		 "<= %d, else normal approximation with tie and continuity "
+		 "correction", STATS_MWU_EXACT_MAX_N);
 	json_object_object_add(o, "test", str(test));
 	return o;
 }
