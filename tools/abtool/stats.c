@@ -96,3 +96,19 @@ double stats_spread_pct(const struct stats_summary *s)
 		return NAN;
 	return (s->q3 - s->q1) / 2 / fabs(s->median) * 100;
 }
+
+double stats_geomean(const double *x, size_t n, size_t *used)
+{
+	double logs = 0;
+	size_t i, k = 0;
+
+	for (i = 0; i < n; i++) {
+		if (!(x[i] > 0) || !isfinite(x[i]))
+			continue;
+		logs += log(x[i]);
+		k++;
+	}
+	if (used)
+		*used = k;
+	return k ? exp(logs / (double)k) : NAN;
+}

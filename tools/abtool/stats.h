@@ -39,4 +39,12 @@ void stats_summarize(const double *x, size_t n, struct stats_summary *s);
  */
 double stats_spread_pct(const struct stats_summary *s);
 
+/*
+ * Geometric mean of the positive values in @x (others skipped: a ratio
+ * of 0 or below has no logarithm); NaN when none.  For the mean of
+ * per-cell ratios, where an arithmetic mean would let +100% and -50%
+ * (the same factor of 2 either way) average to +25%.
+ */
+double stats_geomean(const double *x, size_t n, size_t *used);
+
 #endif

@@ -9,6 +9,8 @@
 
 #include "kselftest_harness.h"
 
+#include "hodges_lehmann.h"
+#include "multcomp.h"
 #include "stats.h"
 
 #define N(a)	(sizeof(a) / sizeof((a)[0]))
@@ -110,6 +112,22 @@ TEST(summary_degenerate)
 	EXPECT_NEAR(0, stats_spread_pct(&s));	/* no spread at all */
 	stats_summarize(around_zero, N(around_zero), &s);
 	EXPECT_TRUE(isnan(stats_spread_pct(&s)));	/* % of 0 */
+}
+
+/*
+ * /usr/bin/python3 -c 'import math; print(repr(math.exp((math.log(2) + math.log(0.5) + math.log(1.21)) / 3)))'
+ * 1.0656022367666107
+ */
+TEST(geomean_of_ratios)
+{
+	static const double r[] = { 2, 0.5, 1.21, 0, NAN };
+	size_t used;
+
+	EXPECT_NEAR(1.0656022367666107, stats_geomean(r, N(r), &used));
+	EXPECT_EQ(3, used);
+	EXPECT_NEAR(1, stats_geomean(r, 2, NULL));	/* x2 and /2 cancel */
+	EXPECT_TRUE(isnan(stats_geomean(r + 3, 2, &used)));
+	EXPECT_EQ(0, used);
 }
 
 /* ---- Mann-Whitney U: scipy.stats.mannwhitneyu ---- */
@@ -413,6 +431,105 @@ TEST(mwu_rejects_bad_input)
 	EXPECT_EQ(-EINVAL, stats_mann_whitney(x, 3, x, 0, STATS_MWU_AUTO, &r));
 	EXPECT_EQ(-EINVAL, stats_mann_whitney(x, 3, bad, 3, STATS_MWU_AUTO,
 					      &r));
+}
+
+/*
+ * ---- Hodges-Lehmann shift and exact CI ----
+ * tests/ref/mwu_ref.py (brute-force null distribution of U, R's rule for
+ * k: the smallest q with P(U <= q) >= alpha/2, at least 1):
+ *   hl [100, 102, 101, 103] [110, 112, 111, 115] alpha=0.05:
+ *      shift=10.0 ci=[7.0, 15.0] level=34/35
+ *   hl [10.1, 11.3, 9.8, 10.6, 10.0] [10.9, 11.8, 12.1, 11.0, 11.5]
+ *      alpha=0.05: shift=1.0999999999999996 ci=[0.1999999999999993, 2.0]
+ *      level=61/63
+ *   hl [1, 2, 3, 4, 5, 6] [3, 5, 7, 8, 9, 10, 12] alpha=0.05:
+ *      shift=4.0 ci=[1.0, 8.0] level=138/143
+ *   hl [1, 2, 3] [4, 5, 6] alpha=0.05: shift=3.0 ci=[1.0, 5.0] level=9/10
+ */
+static void check_hl(struct __test_metadata *_metadata,
+		     const double *x, size_t nx, const double *y, size_t ny,
+		     const double want[4])
+{
+	struct stats_hl r;
+
+	ASSERT_EQ(0, stats_hodges_lehmann(x, nx, y, ny, 0.05, &r));
+	EXPECT_TRUE(r.exact);
+	EXPECT_NEAR(want[0], r.shift);
+	EXPECT_NEAR(want[1], r.lo);
+	EXPECT_NEAR(want[2], r.hi);
+	EXPECT_NEAR(want[3], r.level);
+}
+
+TEST(hodges_lehmann_exact_ci)
+{
+	static const double a[] = { 100, 102, 101, 103 };
+	static const double b[] = { 110, 112, 111, 115 };
+	static const double a_want[] = { 10, 7, 15, 34.0 / 35 };
+	static const double c[] = { 10.1, 11.3, 9.8, 10.6, 10.0 };
+	static const double d[] = { 10.9, 11.8, 12.1, 11.0, 11.5 };
+	static const double c_want[] = { 1.0999999999999996,
+					 0.1999999999999993, 2.0, 61.0 / 63 };
+	static const double e[] = { 1, 2, 3, 4, 5, 6 };
+	static const double f[] = { 3, 5, 7, 8, 9, 10, 12 };
+	static const double e_want[] = { 4, 1, 8, 138.0 / 143 };
+	static const double g[] = { 1, 2, 3 }, h[] = { 4, 5, 6 };
+	static const double g_want[] = { 3, 1, 5, 0.9 };
+
+	check_hl(_metadata, a, N(a), b, N(b), a_want);
+	check_hl(_metadata, c, N(c), d, N(d), c_want);
+	check_hl(_metadata, e, N(e), f, N(f), e_want);
+	check_hl(_metadata, g, N(g), h, N(h), g_want);
+}
+
+/* Large samples: normal k, nominal level; the CI holds the shift. */
+TEST(hodges_lehmann_large_and_bad_input)
+{
+	double x[40], y[40], bad[] = { 1, NAN };
+	struct stats_hl r;
+	size_t i;
+
+	for (i = 0; i < N(x); i++) {
+		x[i] = (double)(i * 7 % 40);
+		y[i] = x[i] + 5;
+	}
+	ASSERT_EQ(0, stats_hodges_lehmann(x, N(x), y, N(y), 0.05, &r));
+	EXPECT_FALSE(r.exact);
+	EXPECT_NEAR(5, r.shift);
+	EXPECT_NEAR(0.95, r.level);
+	EXPECT_TRUE(r.lo < 5 && r.hi > 5);
+	EXPECT_EQ(-EINVAL, stats_hodges_lehmann(x, 0, y, 1, 0.05, &r));
+	EXPECT_EQ(-EINVAL, stats_hodges_lehmann(x, 1, y, 1, 1.5, &r));
+	EXPECT_EQ(-EINVAL, stats_hodges_lehmann(bad, 2, y, 1, 0.05, &r));
+}
+
+/*
+ * ---- Benjamini-Hochberg ----
+ * tests/ref/bh_ref.py (the definition, O(m^2), Fractions):
+ *   ['0.01', '0.04', '0.03', '0.005', '0.2'] ->
+ *      ['0.025', '0.05', '0.05', '0.025', '0.2']
+ *   [2/70, 2/70, 0.5, 1, 2/70, 0.7] ->
+ *      [0.05714285714285714 x2, 0.75, 1.0, 0.05714285714285714, 0.84]
+ *   ['0.9'] -> ['0.9']
+ */
+TEST(benjamini_hochberg)
+{
+	static const double p1[] = { 0.01, 0.04, 0.03, 0.005, 0.2 };
+	static const double q1[] = { 0.025, 0.05, 0.05, 0.025, 0.2 };
+	static const double p2[] = { 0.02857142857142857, 0.02857142857142857,
+				     0.5, 1, 0.02857142857142857, 0.7 };
+	static const double q2[] = { 0.05714285714285714, 0.05714285714285714,
+				     0.75, 1.0, 0.05714285714285714, 0.84 };
+	double q[8], one = 0.9;
+	size_t i;
+
+	ASSERT_EQ(0, stats_bh_adjust(p1, N(p1), q));
+	for (i = 0; i < N(p1); i++)
+		EXPECT_NEAR(q1[i], q[i]);
+	ASSERT_EQ(0, stats_bh_adjust(p2, N(p2), q));
+	for (i = 0; i < N(p2); i++)
+		EXPECT_NEAR(q2[i], q[i]);
+	ASSERT_EQ(0, stats_bh_adjust(&one, 1, q));
+	EXPECT_NEAR(0.9, q[0]);
 }
 
 TEST_HARNESS_MAIN
