@@ -37,14 +37,18 @@ static void usage(FILE *f)
 "      --by KEY             columns: variant,path (default), variant,\n"
 "                           path, or file (input file basename)\n"
 "      --baseline LABEL     baseline column (default: the first seen)\n"
-"      --alpha A            significance level (default 0.05)\n"
+"      --alpha A            significance level (default 0.05); CIs are\n"
+"                           at the exact level closest above 1 - A\n"
+"      --ci                 text: a confidence-interval table under each\n"
+"                           table (markdown, csv, json always have them)\n"
 "      --allow-mixed-clock  compare wall and icount trials anyway\n"
 "  -h, --help               this text\n"
 "\n"
 "Rows are cells (target, legs, rw, bs, iodepth, jobs).  Entries show the\n"
 "median +-half the IQR (as %% of the median); other columns show the\n"
 "delta vs the baseline when a two-sided Mann-Whitney U test gives\n"
-"p < alpha, \"~\" when not (\"~*\": too few trials to ever tell).\n"
+"q < alpha (p, Benjamini-Hochberg adjusted over the table), \"~\" when\n"
+"not (\"~*\": too few trials to ever tell); a geomean row sums up.\n"
 "See abtool-compare(1).\n");
 }
 
@@ -104,6 +108,7 @@ enum {
 	OPT_BASELINE,
 	OPT_ALPHA,
 	OPT_MIXED_CLOCK,
+	OPT_CI,
 };
 
 static const struct option long_options[] = {
@@ -116,6 +121,7 @@ static const struct option long_options[] = {
 	{ "baseline", required_argument, NULL, OPT_BASELINE },
 	{ "alpha", required_argument, NULL, OPT_ALPHA },
 	{ "allow-mixed-clock", no_argument, NULL, OPT_MIXED_CLOCK },
+	{ "ci", no_argument, NULL, OPT_CI },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -167,6 +173,9 @@ static int parse_args(int argc, char **argv, struct compare_args *a)
 			break;
 		case OPT_MIXED_CLOCK:
 			a->opts.allow_mixed_clock = true;
+			break;
+		case OPT_CI:
+			a->opts.show_ci = true;
 			break;
 		case 'h':
 			usage(stdout);

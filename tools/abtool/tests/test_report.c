@@ -334,7 +334,7 @@ TEST(n_too_small_is_a_footnote)
 						 16, 1);
 	struct trial_set set;
 	struct report *r;
-	char *text, *md;
+	char *text, *md, line[256];
 
 	trial_set_init(&set);
 	add_trials(&set, "base", "copy", &cell, 3, 9000, 1.0, &wall_kvm);
@@ -351,7 +351,11 @@ TEST(n_too_small_is_a_footnote)
 	EXPECT_NE(NULL, strstr(text, "~*"));
 	EXPECT_NE(NULL, strstr(text, "n too small"));
 	EXPECT_NE(NULL, strstr(md, "n too small"));
-	EXPECT_EQ(NULL, strstr(text, "+50.0%"));
+	/* no delta in the cell's row (the geomean row is descriptive) */
+	ASSERT_NE(NULL, line_starting(text, "null write 64K qd16"));
+	copy_line(line_starting(text, "null write 64K qd16"), line,
+		  sizeof(line));
+	EXPECT_EQ(NULL, strstr(line, "+50.0%")) TH_LOG("%s", line);
 	expect_fits(_metadata, text, 72);
 	free(text);
 	free(md);
@@ -377,8 +381,10 @@ TEST(header_states_n_clock_and_tcg)
 	md = emit(r, "markdown");
 	ASSERT_NE(NULL, text);
 	ASSERT_NE(NULL, md);
-	EXPECT_NE(NULL, strstr(text, "n=5..6")) TH_LOG("%s", text);
-	EXPECT_NE(NULL, strstr(text, "n=5\n")) TH_LOG("%s", text);
+	EXPECT_NE(NULL, strstr(text, "n=5..6 (1 boot x 5..6 trials)"))
+		TH_LOG("%s", text);
+	EXPECT_NE(NULL, strstr(text, "n=5 (1 boot x 5 trials)\n"))
+		TH_LOG("%s", text);
 	EXPECT_NE(NULL, line_starting(text, "clock: icount"));
 	EXPECT_NE(NULL, strstr(text, "NOT\n*** hardware numbers"));
 	EXPECT_NE(NULL, line_starting(text, "kernels: base 6.12.118"));
@@ -388,7 +394,7 @@ TEST(header_states_n_clock_and_tcg)
 		"dates: 2026-12-03T10:00:00Z .. 2026-12-03T10:04:00Z"));
 	EXPECT_NE(NULL, strstr(md, "**clock:** icount"));
 	EXPECT_NE(NULL, strstr(md, "NOT hardware numbers"));
-	EXPECT_NE(NULL, strstr(md, "| 5..6 |"));
+	EXPECT_NE(NULL, strstr(md, "| 5..6 (1 boot x 5..6 trials) |"));
 	free(text);
 	free(md);
 	report_free(r);
@@ -589,14 +595,16 @@ TEST(csv_is_well_formed)
 	ASSERT_NE(NULL, csv);
 	p = csv;
 	header = csv_fields(&p);
-	EXPECT_EQ(33, header);
+	EXPECT_EQ(42, header);
 	EXPECT_EQ(0, strncmp(csv, "metric,unit,", 12));
 	while (*p) {
 		n = csv_fields(&p);
 		EXPECT_EQ(header, n);
 		rows++;
 	}
-	EXPECT_EQ(r->nr_metrics * r->nr_cells * r->nr_columns, rows);
+	/* a row per entry, then a geomean row per non-baseline config */
+	EXPECT_EQ(r->nr_metrics * (r->nr_cells * r->nr_columns +
+				   r->nr_columns - 1), rows);
 	EXPECT_NE(NULL, strstr(csv, "\"we\"\"ird,variant/copy\""));
 	EXPECT_NE(NULL, strstr(csv, ",icount,tcg,"));
 	free(csv);
@@ -721,6 +729,129 @@ TEST(json_parses_back)
 	free(js);
 	report_free(r);
 	trial_set_release(&set);
+}
+
+/*
+ * One cell where B beats A in every trial, five where they are equal, 4
+ * trials a side: the raw p of the first is the 4 vs 4 minimum 2/70, but
+ * over the table's 6 comparisons Benjamini-Hochberg makes it 6 * 2/70 =
+ * 0.17, so the table must say "~" there.
+ */
+TEST(multiple_comparisons_are_controlled)
+{
+	struct trial_cell cell;
+	struct trial_set set;
+	const struct report_entry *e;
+	struct report *r;
+	char *text, *md;
+	int k;
+
+	trial_set_init(&set);
+	for (k = 0; k < 6; k++) {
+		cell = make_cell("null", 1, "randread", 4096u << k, 16, 1);
+		add_trials(&set, "base", "copy", &cell, 4, 1000, 1.0,
+			   &icount_tcg);
+		add_trials(&set, "fused", "fused", &cell, 4, 1000,
+			   k ? 1.0 : 1.5, &icount_tcg);
+	}
+	r = build(_metadata, &set, NULL);
+	ASSERT_NE(NULL, r);
+	e = report_entry(r, &r->metrics[0], 0, 1);
+	EXPECT_TRUE(fabs(e->mwu.p - 2.0 / 70) < 1e-12);
+	EXPECT_TRUE(fabs(e->q - 6 * 2.0 / 70) < 1e-12) TH_LOG("q=%g", e->q);
+	EXPECT_EQ(REPORT_NOT_SIGNIFICANT, e->verdict);
+	EXPECT_EQ(6, r->metrics[0].nr_tests);
+	text = emit(r, "text");
+	md = emit(r, "markdown");
+	ASSERT_NE(NULL, text);
+	ASSERT_NE(NULL, md);
+	EXPECT_EQ(NULL, strstr(text, "+50.0%  ")) TH_LOG("%s", text);
+	EXPECT_NE(NULL, strstr(text, "Benjamini-Hochberg"));
+	EXPECT_NE(NULL, strstr(md, "q=0.171")) TH_LOG("%s", md);
+	EXPECT_NE(NULL, strstr(md, "Benjamini-Hochberg over the 6 comparisons"));
+	free(text);
+	free(md);
+	report_free(r);
+	trial_set_release(&set);
+}
+
+/*
+ * Uncertainty per cell: the Hodges-Lehmann CI (5 vs 5: exact level
+ * 1 - 2 * 3/252 = 61/63, see tests/ref/mwu_ref.py) in every format, a
+ * geomean row, tenths where the spread rounds to 0%.
+ */
+TEST(uncertainty_in_every_format)
+{
+	struct json_object *root, *m, *e, *g;
+	struct trial_set set;
+	struct report_opts opts;
+	const struct report_entry *en;
+	struct report *r;
+	char *text, *md, *csv, *js;
+
+	make_set(&set, 3, 5, &icount_tcg);
+	report_opts_init(&opts);
+	opts.show_ci = true;
+	r = build(_metadata, &set, &opts);
+	ASSERT_NE(NULL, r);
+	en = report_entry(r, &r->metrics[0], 0, 2);	/* 1.2x: +20% */
+	EXPECT_TRUE(fabs(en->hl.level - 61.0 / 63) < 1e-12);
+	EXPECT_TRUE(en->ci_lo_pct < 20 && en->ci_hi_pct > 20)
+		TH_LOG("%g..%g", en->ci_lo_pct, en->ci_hi_pct);
+	EXPECT_TRUE(fabs(r->metrics[0].geomean_pct[2] - 20) < 1e-9);
+	text = emit(r, "text");
+	md = emit(r, "markdown");
+	csv = emit(r, "csv");
+	js = emit(r, "json");
+	ASSERT_NE(NULL, text);
+	ASSERT_NE(NULL, md);
+	ASSERT_NE(NULL, csv);
+	ASSERT_NE(NULL, js);
+	expect_fits(_metadata, text, 72);
+	EXPECT_NE(NULL, line_starting(text, "geomean ")) TH_LOG("%s", text);
+	EXPECT_NE(NULL, strstr(text, "iops: change vs A, 96.8% confidence "
+			       "interval")) TH_LOG("%s", text);
+	EXPECT_NE(NULL, strstr(text, "  +18.5..+21.4\n")) TH_LOG("%s", text);
+	/* jitter spreads by +-0.4%: one decimal, not "+-0%" */
+	EXPECT_NE(NULL, strstr(text, "60.12k +-0.4%")) TH_LOG("%s", text);
+	EXPECT_NE(NULL, strstr(md, "| *geomean* |"));
+	EXPECT_NE(NULL, strstr(md, "+20.0% (4 cells)"));
+	EXPECT_NE(NULL, strstr(md, ", n=5 |"));
+	EXPECT_NE(NULL, strstr(md, "CI: 96.8%"));
+	EXPECT_NE(NULL, strstr(csv, ",q_value,p_adjust,hl_shift_pct,"));
+	EXPECT_NE(NULL, strstr(csv, ",geomean,"));
+	root = json_tokener_parse(js);
+	ASSERT_NE(NULL, root);
+	m = json_object_array_get_idx(get(root, "metrics"), 0);
+	e = json_object_array_get_idx(get(json_object_array_get_idx(
+		get(m, "rows"), 0), "configs"), 2);
+	EXPECT_TRUE(fabs(json_object_get_double(get(e, "ci_level")) -
+			 61.0 / 63) < 1e-12);
+	EXPECT_TRUE(json_object_get_double(get(e, "q_value")) < 0.05);
+	g = json_object_array_get_idx(get(m, "geomean"), 1);
+	EXPECT_TRUE(fabs(json_object_get_double(get(g, "delta_pct")) - 20) <
+		    1e-9);
+	json_object_put(root);
+	free(text);
+	free(md);
+	free(csv);
+	free(js);
+	report_free(r);
+	trial_set_release(&set);
+}
+
+TEST(spread_tenths)
+{
+	char buf[16];
+
+	report_fmt_spread(0.3, buf, sizeof(buf));
+	EXPECT_STREQ("0.3%", buf);
+	report_fmt_spread(0.01, buf, sizeof(buf));
+	EXPECT_STREQ("0.0%", buf);
+	report_fmt_spread(0, buf, sizeof(buf));
+	EXPECT_STREQ("0%", buf);
+	report_fmt_spread(2.4, buf, sizeof(buf));
+	EXPECT_STREQ("2%", buf);
 }
 
 /* ---- the command ---- */
