@@ -2,6 +2,7 @@
 /* Pool trials into cells x configs and compare each config to the baseline. */
 #include <errno.h>
 #include <libgen.h>
+#include <stddef.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -184,7 +185,7 @@ void report_cell_label(const struct trial_cell *c, char *buf, size_t len)
 		 legs, *c->rw ? " " : "", c->rw, bs, qd, jobs);
 }
 
-static void column_label(const struct trial *t, enum report_by by,
+void report_config_label(const struct trial *t, enum report_by by,
 			 char *buf, size_t len)
 {
 	const char *slash;
@@ -449,25 +450,61 @@ static ssize_t add_column(struct report *r, const char *label)
 	return (ssize_t)r->nr_columns++;
 }
 
-/* Refuse to pool instructions with seconds unless asked to. */
-static int check_clocks(const struct trial_set *set, bool allow,
-			struct report *r, char *err, size_t errlen)
+/* What must not differ between pooled trials, and the flag that allows it. */
+struct pool_key {
+	const char *name;
+	size_t off;		/* of the string in struct trial */
+	const char *option;
+	bool clock;		/* else accel/flavor */
+};
+
+static const struct pool_key pool_keys[] = {
+	{ "clocks", offsetof(struct trial, clock), "--allow-mixed-clock",
+	  true },
+	{ "accels", offsetof(struct trial, accel), "--allow-mixed-env", false },
+	{ "flavors", offsetof(struct trial, flavor), "--allow-mixed-env",
+	  false },
+};
+
+/*
+ * Refuse to pool trials that measured different things: instructions
+ * with seconds (clock), emulated with real CPUs (accel), debug kernels
+ * with perf ones (flavor).  Pooling them into one report would put
+ * numbers on different scales side by side.
+ */
+static int check_mixed(const struct trial_set *set,
+		       const struct report_opts *opts, struct report *r,
+		       char *err, size_t errlen)
 {
 	const struct trial *t, *first = set->trials;
+	const char *a, *b;
+	size_t k;
 
-	trial_set_for_each(set, t) {
-		if (!strcmp(t->clock, first->clock))
-			continue;
-		r->mixed_clock = true;
-		if (allow)
-			return 0;
-		return set_err(err, errlen, -EINVAL,
-			    "mixed clocks: %s (%s:%u) and %s (%s:%u) are not "
-			    "comparable; use --allow-mixed-clock to compare "
-			    "anyway", or_unknown(first->clock),
-			    first->source ? first->source : "?", first->line,
-			    or_unknown(t->clock), t->source ? t->source : "?",
-			    t->line);
+	for (k = 0; k < sizeof(pool_keys) / sizeof(pool_keys[0]); k++) {
+		const struct pool_key *pk = &pool_keys[k];
+		bool allow = pk->clock ? opts->allow_mixed_clock :
+					 opts->allow_mixed_env;
+
+		a = (const char *)first + pk->off;
+		trial_set_for_each(set, t) {
+			b = (const char *)t + pk->off;
+			if (!strcmp(a, b))
+				continue;
+			if (pk->clock)
+				r->mixed_clock = true;
+			else
+				r->mixed_env = true;
+			if (allow)
+				break;
+			return set_err(err, errlen, -EINVAL,
+				    "mixed %s: %s (%s:%u) and %s (%s:%u) are not "
+				    "comparable; use %s to compare anyway",
+				    pk->name, or_unknown(a),
+				    first->source ? first->source : "?",
+				    first->line, or_unknown(b),
+				    t->source ? t->source : "?", t->line,
+				    pk->option);
+		}
 	}
 	return 0;
 }
@@ -517,8 +554,14 @@ static int place_trials(const struct trial_set *set,
 	ssize_t cell, col;
 	size_t i = 0;
 
+	/* --configs fixes the column order; report_select_configs() made
+	 * sure each has trials */
+	for (i = 0; i < opts->nr_configs; i++)
+		if (add_column(r, opts->configs[i]) < 0)
+			return set_err(err, errlen, -ENOMEM, "out of memory");
+	i = 0;
 	trial_set_for_each(set, t) {
-		column_label(t, opts->by, label, sizeof(label));
+		report_config_label(t, opts->by, label, sizeof(label));
 		col = add_column(r, label);
 		cell = add_cell(r, &t->cell);
 		if (col < 0 || cell < 0 || env_add(&r->env, t) ||
@@ -894,7 +937,28 @@ static int build_metric(struct report *r, const struct trial_set *set,
 	return geomeans(r, m);
 }
 
-int report_build(const struct trial_set *set, const struct report_opts *opts,
+static int build(const struct trial_set *set, const struct report_opts *opts,
+		 struct report **out, char *err, size_t errlen);
+
+int report_build(const struct trial_set *all, const struct report_opts *opts,
+		 struct report **out, char *err, size_t errlen)
+{
+	struct trial_set view;
+	int ret;
+
+	*out = NULL;
+	if (errlen)
+		err[0] = '\0';
+	ret = report_select_configs(all, opts, &view, err, errlen);
+	if (ret)
+		return ret;
+	ret = build(&view, opts, out, err, errlen);
+	report_release_view(&view);
+	return ret;
+}
+
+/* The report of the trials @set, all of them selected. */
+static int build(const struct trial_set *set, const struct report_opts *opts,
 		 struct report **out, char *err, size_t errlen)
 {
 	struct strlist names = { NULL, 0 };
@@ -932,7 +996,7 @@ int report_build(const struct trial_set *set, const struct report_opts *opts,
 			ret = set_err(err, errlen, -ENOMEM, "out of memory");
 			goto out;
 		}
-	ret = check_clocks(set, opts->allow_mixed_clock, r, err, errlen);
+	ret = check_mixed(set, opts, r, err, errlen);
 	if (!ret)
 		ret = place_trials(set, opts, r, where, err, errlen);
 	if (!ret)

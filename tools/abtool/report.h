@@ -52,6 +52,9 @@ struct report_opts {
 	bool all_metrics;		/* every metric present */
 	double alpha;
 	bool allow_mixed_clock;
+	bool allow_mixed_env;		/* accel or flavor */
+	const char *const *configs;	/* --configs: these, in this order */
+	size_t nr_configs;
 	bool show_ci;			/* text: a CI table under each table */
 	const char *command;		/* printed in the header; NULL: none */
 };
@@ -128,6 +131,7 @@ struct report {
 	struct report_env env;		/* union over all trials */
 	bool tcg;			/* some trial ran under QEMU TCG */
 	bool mixed_clock;
+	bool mixed_env;			/* accels or flavors differ */
 	bool show_ci;
 	char *command;			/* NULL: not known */
 	struct report_column *columns;	/* [0] is the baseline */
@@ -160,6 +164,21 @@ const char *report_by_name(enum report_by by);
 int report_build(const struct trial_set *set, const struct report_opts *opts,
 		 struct report **out, char *err, size_t errlen);
 void report_free(struct report *r);
+
+/* The column label of @t: "variant/path", "variant", "path", file name. */
+void report_config_label(const struct trial *t, enum report_by by,
+			 char *buf, size_t len);
+
+/*
+ * The trials of @set whose config is in opts->configs (all of them when
+ * there is no list) as @view, which shares their storage: release it
+ * with report_release_view(), not trial_set_release().  -EINVAL and the
+ * known configs in @err for a config no trial has, or one named twice.
+ */
+int report_select_configs(const struct trial_set *set,
+			  const struct report_opts *opts,
+			  struct trial_set *view, char *err, size_t errlen);
+void report_release_view(struct trial_set *view);
 
 const struct report_format *report_format_find(const char *name);
 /* Write @r in format @name; -EINVAL for an unknown format, -EIO. */

@@ -59,6 +59,8 @@ static struct json_object *header_json(const struct report *r)
 	json_object_object_add(o, "env", env_json(&r->env));
 	json_object_object_add(o, "mixed_clock",
 			       json_object_new_boolean(r->mixed_clock));
+	json_object_object_add(o, "mixed_env",
+			       json_object_new_boolean(r->mixed_env));
 	json_object_object_add(o, "tcg", json_object_new_boolean(r->tcg));
 	if (r->tcg)
 		json_object_object_add(o, "warning", str(

@@ -45,6 +45,9 @@ static void put_header(FILE *out, const struct report *r)
 		fprintf(out, "  (QEMU `-icount shift=0,sleep=off`: time counts "
 			"guest instructions)\n");
 	put_item(out, "accel", &r->env.accels);
+	if (r->mixed_env)
+		fprintf(out, "- **MIXED ACCELS OR FLAVORS:** numbers across "
+			"them are not comparable\n");
 	put_item(out, "kernels", &r->env.kernels);
 	put_item(out, "flavor", &r->env.flavors);
 	put_item(out, "host", &r->env.hosts);

@@ -76,6 +76,19 @@ static void putf(FILE *out, int indent, const char *fmt, ...)
 	put_wrapped(out, buf, indent);
 }
 
+/* "accel: tcg", or MIXED when --allow-mixed-env let several through. */
+static void put_env(FILE *out, const char *key, const struct strlist *l)
+{
+	char list[256];
+
+	report_join(l, ", ", list, sizeof(list));
+	if (l->nr > 1)
+		putf(out, INDENT, "%s: MIXED (%s): numbers across them are "
+		     "not comparable", key, list);
+	else
+		putf(out, INDENT, "%s: %s", key, list);
+}
+
 static void put_clock(FILE *out, const struct report *r)
 {
 	char list[256];
@@ -89,8 +102,7 @@ static void put_clock(FILE *out, const struct report *r)
 		     "sleep=off: time counts guest instructions)");
 	else
 		putf(out, INDENT, "clock: %s", list);
-	report_join(&r->env.accels, ", ", list, sizeof(list));
-	putf(out, INDENT, "accel: %s", list);
+	put_env(out, "accel", &r->env.accels);
 	if (r->tcg) {
 		fputs("*** accel=tcg: QEMU emulated the CPU in software. "
 		      "These are NOT\n*** hardware numbers; compare the "
@@ -141,8 +153,7 @@ static void put_header(FILE *out, const struct report *r)
 	put_clock(out, r);
 	report_join(&r->env.kernels, ", ", list, sizeof(list));
 	putf(out, INDENT, "kernels: %s", *list ? list : "unknown");
-	report_join(&r->env.flavors, ", ", list, sizeof(list));
-	putf(out, INDENT, "flavor: %s", list);
+	put_env(out, "flavor", &r->env.flavors);
 	report_join(&r->env.hosts, ", ", list, sizeof(list));
 	putf(out, INDENT, "host: %s", list);
 	if (*r->env.date_first)

@@ -431,6 +431,10 @@ TEST(mixed_clocks_are_refused_unless_allowed)
 	EXPECT_NE(NULL, strstr(err, "--allow-mixed-clock")) TH_LOG("%s", err);
 
 	opts.allow_mixed_clock = true;
+	/* the two also differ in accel (tcg, kvm) */
+	EXPECT_EQ(-EINVAL, report_build(&set, &opts, &r, err, sizeof(err)));
+	EXPECT_NE(NULL, strstr(err, "mixed accels")) TH_LOG("%s", err);
+	opts.allow_mixed_env = true;
 	r = build(_metadata, &set, &opts);
 	ASSERT_NE(NULL, r);
 	EXPECT_TRUE(r->mixed_clock);
@@ -439,6 +443,92 @@ TEST(mixed_clocks_are_refused_unless_allowed)
 	EXPECT_NE(NULL, line_starting(text, "clock: MIXED"));
 	free(text);
 	report_free(r);
+	trial_set_release(&set);
+}
+
+/* Same clock, but emulated vs real CPU, or debug vs perf kernels. */
+TEST(mixed_accel_or_flavor_is_refused)
+{
+	const struct trial_cell cell = make_cell("null", 1, "read", 4096, 1, 1);
+	static const struct env icount_kvm = { "icount", "kvm", "6.12.118" };
+	struct report_opts opts;
+	struct trial_set set;
+	struct report *r;
+	char err[512], *text;
+
+	trial_set_init(&set);
+	add_trials(&set, "base", "copy", &cell, 5, 1000, 1, &icount_tcg);
+	add_trials(&set, "fused", "fused", &cell, 5, 1000, 1, &icount_kvm);
+	report_opts_init(&opts);
+	EXPECT_EQ(-EINVAL, report_build(&set, &opts, &r, err, sizeof(err)));
+	EXPECT_NE(NULL, strstr(err, "mixed accels: tcg")) TH_LOG("%s", err);
+	EXPECT_NE(NULL, strstr(err, "--allow-mixed-env")) TH_LOG("%s", err);
+	trial_set_release(&set);
+
+	trial_set_init(&set);
+	add_trials(&set, "base", "copy", &cell, 5, 1000, 1, &icount_tcg);
+	add_trials(&set, "fused", "fused", &cell, 5, 1000, 1, &icount_tcg);
+	strcpy(set.trials[7].flavor, "debug");
+	EXPECT_EQ(-EINVAL, report_build(&set, &opts, &r, err, sizeof(err)));
+	EXPECT_NE(NULL, strstr(err, "mixed flavors: perf")) TH_LOG("%s", err);
+	opts.allow_mixed_env = true;
+	r = build(_metadata, &set, &opts);
+	ASSERT_NE(NULL, r);
+	text = emit(r, "text");
+	ASSERT_NE(NULL, text);
+	EXPECT_NE(NULL, line_starting(text, "flavor: MIXED (perf, debug)"))
+		TH_LOG("%s", text);
+	free(text);
+	report_free(r);
+	trial_set_release(&set);
+}
+
+/* --configs selects and orders; unknown names list the known ones. */
+TEST(configs_select_and_order)
+{
+	const char *pick[] = { "fused/fused", "base/copy" };
+	const char *unknown[] = { "base/copy", "nope/nope" };
+	const char *twice[] = { "base/copy", "base/copy" };
+	struct report_opts opts;
+	struct trial_set set;
+	struct report *r;
+	char err[512];
+
+	make_set(&set, 4, 5, &icount_tcg);
+	report_opts_init(&opts);
+	opts.configs = pick;
+	opts.nr_configs = N(pick);
+	r = build(_metadata, &set, &opts);
+	ASSERT_NE(NULL, r);
+	ASSERT_EQ(2, r->nr_columns);
+	EXPECT_STREQ("fused/fused", r->columns[0].label);	/* baseline */
+	EXPECT_STREQ("base/copy", r->columns[1].label);
+	EXPECT_EQ(40, r->nr_trials);
+	report_free(r);
+
+	opts.baseline = "base/copy";
+	r = build(_metadata, &set, &opts);
+	ASSERT_NE(NULL, r);
+	EXPECT_STREQ("base/copy", r->columns[0].label);
+	EXPECT_STREQ("fused/fused", r->columns[1].label);
+	report_free(r);
+
+	opts.baseline = "splice-rsrc/splice";	/* not selected */
+	EXPECT_EQ(-EINVAL, report_build(&set, &opts, &r, err, sizeof(err)));
+	EXPECT_NE(NULL, strstr(err, "baseline 'splice-rsrc/splice'"));
+
+	report_opts_init(&opts);
+	opts.configs = unknown;
+	opts.nr_configs = N(unknown);
+	EXPECT_EQ(-EINVAL, report_build(&set, &opts, &r, err, sizeof(err)));
+	EXPECT_NE(NULL, strstr(err, "unknown config 'nope/nope' (configs: "
+			       "base/copy, base/user_copy, "
+			       "splice-rsrc/splice, fused/fused)"))
+		TH_LOG("%s", err);
+	opts.configs = twice;
+	opts.nr_configs = N(twice);
+	EXPECT_EQ(-EINVAL, report_build(&set, &opts, &r, err, sizeof(err)));
+	EXPECT_NE(NULL, strstr(err, "listed twice")) TH_LOG("%s", err);
 	trial_set_release(&set);
 }
 
@@ -976,6 +1066,17 @@ TEST(compare_command_line)
 			   "kernel");
 	expect_usage_error(_metadata, (const char *[]){ input, "-m", NULL },
 			   "-m needs an argument");
+	/* an unknown letter inside a cluster is named, not the word before */
+	expect_usage_error(_metadata, (const char *[]){ "-xq", input, NULL },
+			   "unknown option '-x'");
+	expect_usage_error(_metadata, (const char *[]){ "--configs", ",",
+							input, NULL },
+			   "bad config list");
+	EXPECT_EQ(1, run_compare((const char *[]){ "--configs", "a/b", input,
+						   NULL }));
+	EXPECT_NE(NULL, strstr(stderr_text, "unknown config 'a/b' (configs: "
+			       "base/copy, base/user_copy)"))
+		TH_LOG("%s", stderr_text);
 	EXPECT_EQ(1, run_compare((const char *[]){ "/nonexistent.json",
 						   NULL }));
 	EXPECT_NE(NULL, strstr(stderr_text, "/nonexistent.json: "));
@@ -990,11 +1091,74 @@ TEST(compare_command_line)
 	EXPECT_EQ(0, run_compare((const char *[]){ "--outdir", sub,
 						   "--by", "file",
 						   "--alpha", "0.01", input,
-						   input, NULL }));
+						   NULL }));
 	EXPECT_TRUE(exists(sub, "report.txt"));
 	EXPECT_TRUE(exists(sub, "report.md"));
 	EXPECT_TRUE(exists(sub, "report.csv"));
 	EXPECT_TRUE(exists(sub, "report.json"));
+	remove_tree(dir);
+	unlink(input);
+	trial_set_release(&set);
+}
+
+/* A file given twice would double n: same path, a link, or a copy. */
+TEST(compare_refuses_duplicate_inputs)
+{
+	char dir[] = "/tmp/abtool-test-dup-XXXXXX", link[128], copy[128];
+	char other[128], out[128], cmd[512];
+	struct trial_set set;
+	char *input, *text;
+	FILE *f;
+
+	make_set(&set, 2, 5, &icount_tcg);
+	input = write_trials(&set);
+	ASSERT_NE(NULL, input);
+	ASSERT_NE(NULL, mkdtemp(dir));
+	snprintf(link, sizeof(link), "%s/link.jsonl", dir);
+	snprintf(copy, sizeof(copy), "%s/copy.jsonl", dir);
+	snprintf(other, sizeof(other), "%s/other.jsonl", dir);
+	snprintf(out, sizeof(out), "%s/report.txt", dir);
+	ASSERT_EQ(0, symlink(input, link));
+	snprintf(cmd, sizeof(cmd), "cp %s %s", input, copy);
+	ASSERT_EQ(0, system(cmd));
+
+	EXPECT_EQ(1, run_compare((const char *[]){ input, input, NULL }));
+	EXPECT_NE(NULL, strstr(stderr_text, "are the same file"))
+		TH_LOG("%s", stderr_text);
+	EXPECT_EQ(1, run_compare((const char *[]){ input, link, NULL }));
+	EXPECT_NE(NULL, strstr(stderr_text, "are the same file"));
+	EXPECT_EQ(1, run_compare((const char *[]){ copy, input, NULL }));
+	EXPECT_NE(NULL, strstr(stderr_text, "have the same content"));
+	EXPECT_NE(NULL, strstr(stderr_text, "would count twice"));
+	EXPECT_EQ(1, run_compare((const char *[]){ "-", "-", NULL }));
+	EXPECT_NE(NULL, strstr(stderr_text, "(-) is given twice"));
+
+	/* different trials of the same configs: pooled, n adds up */
+	trial_set_release(&set);
+	make_set(&set, 2, 3, &icount_tcg);
+	f = fopen(other, "w");
+	ASSERT_NE(NULL, f);
+	for (size_t k = 0; k < set.nr; k++) {
+		set.trials[k].boot = 1;
+		results_write_trial(f, &set.trials[k]);
+	}
+	fclose(f);
+	EXPECT_EQ(0, run_compare((const char *[]){ "-o", out, input, other,
+						   NULL }))
+		TH_LOG("%s", stderr_text);
+	f = fopen(out, "r");
+	ASSERT_NE(NULL, f);
+	text = calloc(1, 65536);
+	ASSERT_NE(NULL, text);
+	fread(text, 1, 65535, f);
+	fclose(f);
+	EXPECT_NE(NULL, strstr(text, "n=8 (2 boots x 3..5 trials)"))
+		TH_LOG("%s", text);
+	/* the header says how to regenerate it */
+	snprintf(cmd, sizeof(cmd), "regenerate with:\nabtool compare -o %s",
+		 out);
+	EXPECT_NE(NULL, strstr(text, cmd)) TH_LOG("%s", text);
+	free(text);
 	remove_tree(dir);
 	unlink(input);
 	trial_set_release(&set);
