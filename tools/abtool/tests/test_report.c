@@ -1164,6 +1164,58 @@ TEST(compare_refuses_duplicate_inputs)
 	trial_set_release(&set);
 }
 
+/* The text of DIR/NAME (malloc'd), or NULL. */
+static char *slurp(const char *dir, const char *name)
+{
+	char path[512], *buf;
+	size_t got;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "r");
+	if (!f)
+		return NULL;
+	buf = calloc(1, 1 << 16);
+	got = buf ? fread(buf, 1, (1 << 16) - 1, f) : 0;
+	(void)got;
+	fclose(f);
+	return buf;
+}
+
+/*
+ * The forest plot: one series per non-baseline config with the HL shift
+ * and CI of every cell, cells as y tics, zero always on the x axis.
+ */
+static void check_forest(struct __test_metadata *_metadata,
+			 const struct report *r, const char *dir)
+{
+	const struct report_entry *e = report_entry(r, &r->metrics[0], 0, 2);
+	char *dat = slurp(dir, "iops-change.dat");
+	char *gp = slurp(dir, "iops-change.gp");
+	char want[128], num[3][40];
+
+	ASSERT_NE(NULL, dat);
+	ASSERT_NE(NULL, gp);
+	if (plot_have_gnuplot()) {
+		EXPECT_TRUE(exists(dir, "iops-change.svg"));
+		EXPECT_TRUE(exists(dir, "iops-change.png"));
+	}
+	report_fmt_number(e->shift_pct, num[0], sizeof(num[0]));
+	report_fmt_number(e->ci_lo_pct, num[1], sizeof(num[1]));
+	report_fmt_number(e->ci_hi_pct, num[2], sizeof(num[2]));
+	snprintf(want, sizeof(want), " %s %s %s\n", num[0], num[1], num[2]);
+	EXPECT_NE(NULL, strstr(dat, want)) TH_LOG("%s in %s", want, dat);
+	EXPECT_NE(NULL, strstr(dat, "# splice-rsrc/splice\n"));
+	EXPECT_NE(NULL, strstr(gp, "with xerrorbars"));
+	EXPECT_NE(NULL, strstr(gp, "index 1 using 2:1:3:4"));
+	EXPECT_NE(NULL, strstr(gp, "\"null randread 4K qd16\" 4,"));
+	EXPECT_NE(NULL, strstr(gp, "set xrange [*<0:0<*]"));
+	EXPECT_NE(NULL, strstr(gp, "set arrow 1 from 0, graph 0 to 0"));
+	EXPECT_NE(NULL, strstr(gp, "96.8% confidence interval")) TH_LOG("%s", gp);
+	free(dat);
+	free(gp);
+}
+
 TEST(plots)
 {
 	char dir[] = "/tmp/abtool-test-plot-XXXXXX", err[512];
@@ -1187,6 +1239,7 @@ TEST(plots)
 	}
 	EXPECT_TRUE(exists(dir, "iops.gp"));
 	EXPECT_TRUE(exists(dir, "iops.dat"));
+	check_forest(_metadata, r, dir);
 
 	/* without gnuplot: scripts and data still, and a clear message */
 	path = getenv("PATH") ? strdup(getenv("PATH")) : NULL;
