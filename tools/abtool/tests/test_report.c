@@ -204,6 +204,9 @@ static void check_text_width(struct __test_metadata *_metadata,
 	make_set(&set, nr_configs, 5, &icount_tcg);
 	report_opts_init(&opts);
 	opts.all_metrics = true;
+	opts.show_ci = true;	/* the CI tables must fit too */
+	opts.command = "abtool compare --ci -m all a-rather-long-file-name-"
+		       "of-trials-from-a-full-run.jsonl another-one.jsonl";
 	r = build(_metadata, &set, &opts);
 	ASSERT_NE(NULL, r);
 	text = emit(r, "text");
