@@ -2,15 +2,18 @@
 /* abtool compare: pool trial records, compare configs, print the report. */
 #include <errno.h>
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "compare.h"
+#include "inputs.h"
 #include "plot.h"
 #include "report.h"
 #include "results.h"
 
 #define MAX_METRICS	64
+#define MAX_CONFIGS	64
 
 struct compare_args {
 	struct report_opts opts;
@@ -20,6 +23,9 @@ struct compare_args {
 	const char *plotdir;
 	char *metric_buf;
 	const char *metrics[MAX_METRICS];
+	char *config_buf;
+	const char *configs[MAX_CONFIGS];
+	char *command;
 };
 
 static void usage(FILE *f)
@@ -36,15 +42,23 @@ static void usage(FILE *f)
 "      --plot DIR           gnuplot bar charts: DIR/METRIC.{svg,png,gp,dat}\n"
 "      --by KEY             columns: variant,path (default), variant,\n"
 "                           path, or file (input file basename)\n"
+"      --configs A,B,...    only these configs, in this order (labels as\n"
+"                           --by prints them); the first is the baseline\n"
 "      --baseline LABEL     baseline column (default: the first seen)\n"
-"      --alpha A            significance level (default 0.05)\n"
+"      --alpha A            significance level (default 0.05); CIs are\n"
+"                           at the exact level closest above 1 - A\n"
+"      --ci                 text: a confidence-interval table under each\n"
+"                           table (markdown, csv, json always have them)\n"
 "      --allow-mixed-clock  compare wall and icount trials anyway\n"
+"      --allow-mixed-env    compare trials of different accels (tcg, kvm,\n"
+"                           native) or flavors (perf, debug) anyway\n"
 "  -h, --help               this text\n"
 "\n"
 "Rows are cells (target, legs, rw, bs, iodepth, jobs).  Entries show the\n"
 "median +-half the IQR (as %% of the median); other columns show the\n"
 "delta vs the baseline when a two-sided Mann-Whitney U test gives\n"
-"p < alpha, \"~\" when not (\"~*\": too few trials to ever tell).\n"
+"q < alpha (p, Benjamini-Hochberg adjusted over the table), \"~\" when\n"
+"not (\"~*\": too few trials to ever tell); a geomean row sums up.\n"
 "See abtool-compare(1).\n");
 }
 
@@ -84,6 +98,39 @@ static int parse_metrics(struct compare_args *a, const char *list)
 	return 0;
 }
 
+/* Split a comma list into @v (pointing into *@buf); -EINVAL if empty. */
+static int split_list(const char *list, char **buf, const char **v,
+		      size_t max, size_t *n)
+{
+	char *tok, *save;
+
+	free(*buf);
+	*buf = strdup(list);
+	if (!*buf)
+		return -ENOMEM;
+	*n = 0;
+	for (tok = strtok_r(*buf, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (*n == max)
+			return -E2BIG;
+		v[(*n)++] = tok;
+	}
+	return *n ? 0 : -EINVAL;
+}
+
+static int parse_configs(struct compare_args *a, const char *list)
+{
+	size_t n;
+	int ret = split_list(list, &a->config_buf, a->configs, MAX_CONFIGS,
+			     &n);
+
+	if (ret)
+		return ret;
+	a->opts.configs = a->configs;
+	a->opts.nr_configs = n;
+	return 0;
+}
+
 static int parse_alpha(const char *s, double *alpha)
 {
 	char *end;
@@ -104,6 +151,9 @@ enum {
 	OPT_BASELINE,
 	OPT_ALPHA,
 	OPT_MIXED_CLOCK,
+	OPT_MIXED_ENV,
+	OPT_CI,
+	OPT_CONFIGS,
 };
 
 static const struct option long_options[] = {
@@ -116,9 +166,27 @@ static const struct option long_options[] = {
 	{ "baseline", required_argument, NULL, OPT_BASELINE },
 	{ "alpha", required_argument, NULL, OPT_ALPHA },
 	{ "allow-mixed-clock", no_argument, NULL, OPT_MIXED_CLOCK },
+	{ "allow-mixed-env", no_argument, NULL, OPT_MIXED_ENV },
+	{ "ci", no_argument, NULL, OPT_CI },
+	{ "configs", required_argument, NULL, OPT_CONFIGS },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
+
+/*
+ * getopt_long() left an unknown option.  A short one may sit inside a
+ * cluster ("-xq"): getopt has not moved past that word yet, so
+ * argv[optind - 1] is the word before it; optopt names the letter.
+ * For an unknown long option optopt is 0 and the word is the option.
+ */
+static int unknown_option(char **argv)
+{
+	char opt[3] = { '-', (char)optopt, '\0' };
+
+	if (optopt > 0 && optopt < 256)
+		return usage_error("unknown option '%s'", opt);
+	return usage_error("unknown option '%s'", argv[optind - 1]);
+}
 
 /* Returns -1 to go on, else the exit status. */
 static int parse_args(int argc, char **argv, struct compare_args *a)
@@ -168,6 +236,17 @@ static int parse_args(int argc, char **argv, struct compare_args *a)
 		case OPT_MIXED_CLOCK:
 			a->opts.allow_mixed_clock = true;
 			break;
+		case OPT_MIXED_ENV:
+			a->opts.allow_mixed_env = true;
+			break;
+		case OPT_CI:
+			a->opts.show_ci = true;
+			break;
+		case OPT_CONFIGS:
+			if (parse_configs(a, optarg))
+				return usage_error("bad config list '%s'",
+						   optarg);
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -175,8 +254,7 @@ static int parse_args(int argc, char **argv, struct compare_args *a)
 			return usage_error("%s needs an argument",
 					   argv[optind - 1]);
 		default:
-			return usage_error("unknown option '%s'",
-					   argv[optind - 1]);
+			return unknown_option(argv);
 		}
 	}
 	if (optind >= argc)
@@ -186,9 +264,14 @@ static int parse_args(int argc, char **argv, struct compare_args *a)
 
 static int read_inputs(int argc, char **argv, struct trial_set *set)
 {
-	char err[512];
+	char err[1024];
 	int i;
 
+	if (inputs_check_distinct(argv + optind, (size_t)(argc - optind), err,
+				  sizeof(err))) {
+		fprintf(stderr, "abtool compare: %s\n", err);
+		return 1;
+	}
 	for (i = optind; i < argc; i++) {
 		if (results_read_file(set, argv[i], err, sizeof(err))) {
 			fprintf(stderr, "abtool compare: %s\n", err);
@@ -246,6 +329,46 @@ static int write_extras(const struct report *r, const struct compare_args *a)
 	return 0;
 }
 
+/* Does @s need quoting to survive a POSIX shell unchanged? */
+static bool needs_quotes(const char *s)
+{
+	return !*s || s[strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnop"
+			       "qrstuvwxyz0123456789_./,=:+@%-")];
+}
+
+/*
+ * "abtool compare ARGS", each argument quoted as a shell needs it: the
+ * header of every report prints it, so a table in a README says how to
+ * regenerate itself (DESIGN.md section 13).
+ */
+static char *command_line(int argc, char **argv)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	const char *p;
+	int i;
+
+	if (!f)
+		return NULL;
+	fputs("abtool", f);
+	for (i = 0; i < argc; i++) {
+		if (!needs_quotes(argv[i])) {
+			fprintf(f, " %s", argv[i]);
+			continue;
+		}
+		fputs(" '", f);
+		for (p = argv[i]; *p; p++)
+			fputs(*p == '\'' ? "'\\''" : (char[]){ *p, 0 }, f);
+		fputc('\'', f);
+	}
+	if (fclose(f)) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
 int cmd_compare(int argc, char **argv)
 {
 	struct compare_args a = { .format = "text" };
@@ -259,6 +382,8 @@ int cmd_compare(int argc, char **argv)
 	ret = parse_args(argc, argv, &a);
 	if (ret >= 0)
 		goto out;
+	a.command = command_line(argc, argv);
+	a.opts.command = a.command;
 	ret = read_inputs(argc, argv, &set);
 	if (ret)
 		goto out;
@@ -274,5 +399,7 @@ out:
 	report_free(r);
 	trial_set_release(&set);
 	free(a.metric_buf);
+	free(a.config_buf);
+	free(a.command);
 	return ret;
 }

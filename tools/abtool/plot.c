@@ -49,8 +49,7 @@ static void file_stem(const char *name, char *buf, size_t len)
 		buf[0] = '_';
 }
 
-/* A gnuplot double-quoted string; '"' becomes '\'' in data files. */
-static void put_quoted(FILE *f, const char *s, bool data)
+void plot_put_quoted(FILE *f, const char *s, bool data)
 {
 	fputc('"', f);
 	for (; *s; s++) {
@@ -82,11 +81,11 @@ static void write_dat(FILE *f, const struct report *r,
 	fprintf(f, "# cell");
 	for (c = 0; c < r->nr_columns; c++) {
 		fputc(' ', f);
-		put_quoted(f, r->columns[c].label, true);
+		plot_put_quoted(f, r->columns[c].label, true);
 	}
 	fputc('\n', f);
 	for (i = 0; i < r->nr_cells; i++) {
-		put_quoted(f, r->cells[i].label, true);
+		plot_put_quoted(f, r->cells[i].label, true);
 		for (c = 0; c < r->nr_columns; c++) {
 			const struct report_entry *e = report_entry(r, m, i, c);
 
@@ -104,11 +103,11 @@ static void write_plot_cmd(FILE *f, const struct report *r,
 	size_t c;
 
 	fprintf(f, "plot \"%s.dat\" using 2:3:4:xtic(1) title ", stem);
-	put_quoted(f, r->columns[0].label, false);
+	plot_put_quoted(f, r->columns[0].label, false);
 	for (c = 1; c < r->nr_columns; c++) {
 		fprintf(f, ", \\\n     \"\" using %zu:%zu:%zu title ",
 			2 + 3 * c, 3 + 3 * c, 4 + 3 * c);
-		put_quoted(f, r->columns[c].label, false);
+		plot_put_quoted(f, r->columns[c].label, false);
 	}
 	fputc('\n', f);
 }
@@ -138,12 +137,12 @@ static void write_gp(FILE *f, const struct report *r,
 	snprintf(title, sizeof(title), "%s: median, bars from q1 to q3",
 		 mi->name);
 	fputs("set title ", f);
-	put_quoted(f, title, false);
+	plot_put_quoted(f, title, false);
 	snprintf(title, sizeof(title), "%s%s%s (%s is better)",
 		 mi->known ? mi->label : mi->name, *mi->unit ? ", " : "",
 		 mi->unit, mi->higher_is_better ? "higher" : "lower");
 	fputs(" noenhanced\nset ylabel ", f);
-	put_quoted(f, title, false);
+	plot_put_quoted(f, title, false);
 	fputs(" noenhanced\n\n", f);
 	fprintf(f, "set terminal svg size %zu,%d dynamic noenhanced "
 		"font \"sans,10\"\nset output \"%s.svg\"\n", width,
@@ -218,6 +217,25 @@ static int run_gnuplot(const char *dir, const char *script,
 	return 0;
 }
 
+/* DIR/STEM-change.{dat,gp}, and the images when gnuplot is there. */
+static int write_forest(const struct report *r, const struct report_metric *m,
+			const char *dir, const char *stem, bool gnuplot,
+			char *err, size_t errlen)
+{
+	char name[300];
+	int ret;
+
+	snprintf(name, sizeof(name), "%s-change.dat", stem);
+	ret = write_file(dir, name, plot_forest_dat, r, m, stem, err, errlen);
+	if (ret)
+		return ret;
+	snprintf(name, sizeof(name), "%s-change.gp", stem);
+	ret = write_file(dir, name, plot_forest_gp, r, m, stem, err, errlen);
+	if (!ret && gnuplot)
+		ret = run_gnuplot(dir, name, err, errlen);
+	return ret;
+}
+
 int plot_write(const struct report *r, const char *dir,
 	       char *err, size_t errlen)
 {
@@ -246,6 +264,11 @@ int plot_write(const struct report *r, const char *dir,
 			if (ret)
 				return ret;
 		}
+		if (r->nr_columns < 2)
+			continue;	/* no changes to show */
+		ret = write_forest(r, m, dir, stem, gnuplot, err, errlen);
+		if (ret)
+			return ret;
 	}
 	if (!gnuplot) {
 		set_err(err, errlen, PLOT_NO_GNUPLOT, "gnuplot not found: wrote "

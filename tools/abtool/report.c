@@ -2,6 +2,7 @@
 /* Pool trials into cells x configs and compare each config to the baseline. */
 #include <errno.h>
 #include <libgen.h>
+#include <stddef.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -9,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "errmsg.h"
+#include "multcomp.h"
 #include "report.h"
 
 extern const struct report_format report_text, report_md, report_csv,
@@ -183,7 +185,7 @@ void report_cell_label(const struct trial_cell *c, char *buf, size_t len)
 		 legs, *c->rw ? " " : "", c->rw, bs, qd, jobs);
 }
 
-static void column_label(const struct trial *t, enum report_by by,
+void report_config_label(const struct trial *t, enum report_by by,
 			 char *buf, size_t len)
 {
 	const char *slash;
@@ -250,10 +252,55 @@ void report_fmt_value(double v, char *buf, size_t len)
 
 void report_fmt_spread(double pct, char *buf, size_t len)
 {
+	/*
+	 * Whole percents, except where that would print a spread that is
+	 * there as "0%": under icount most cells spread by tenths.  "0%"
+	 * stays for no spread at all; "0.0%" is a spread under 0.05%.
+	 */
 	if (isnan(pct))
 		snprintf(buf, len, "?");
+	else if (pct > 0 && pct < 0.5)
+		snprintf(buf, len, "%.1f%%", pct);
 	else
 		snprintf(buf, len, "%.0f%%", pct);
+}
+
+/* One bound of a CI: tenths below 100%, whole percents above. */
+static void fmt_bound(double pct, char *buf, size_t len)
+{
+	snprintf(buf, len, "%+.*f", fabs(pct) < 99.95 ? 1 : 0, pct);
+}
+
+void report_fmt_ci(const struct report_entry *e, char *buf, size_t len)
+{
+	char lo[24], hi[24];
+
+	if (isnan(e->ci_lo_pct) || isnan(e->ci_hi_pct)) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	fmt_bound(e->ci_lo_pct, lo, sizeof(lo));
+	fmt_bound(e->ci_hi_pct, hi, sizeof(hi));
+	snprintf(buf, len, "%s..%s", lo, hi);
+}
+
+void report_fmt_pct(double pct, char *buf, size_t len)
+{
+	if (isnan(pct))
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%+.*f%%", fabs(pct) < 1000 ? 1 : 0, pct);
+}
+
+void report_fmt_levels(const struct report_metric *m, char *buf, size_t len)
+{
+	if (isnan(m->ci_level_min))
+		snprintf(buf, len, "-");
+	else if (fabs(m->ci_level_max - m->ci_level_min) < 5e-4)
+		snprintf(buf, len, "%.1f%%", m->ci_level_min * 100);
+	else
+		snprintf(buf, len, "%.1f..%.1f%%", m->ci_level_min * 100,
+			 m->ci_level_max * 100);
 }
 
 void report_fmt_delta(const struct report_entry *e, char *buf, size_t len)
@@ -319,6 +366,27 @@ void report_fmt_n(size_t lo, size_t hi, char *buf, size_t len)
 		snprintf(buf, len, "%zu..%zu", lo, hi);
 }
 
+void report_fmt_n_boots(const struct report_column *col, char *buf,
+			size_t len)
+{
+	char n[48], b[48], t[48];
+
+	report_fmt_n(col->n_min, col->n_max, n, sizeof(n));
+	if (!col->n_max) {
+		snprintf(buf, len, "%s", n);
+		return;
+	}
+	if (!col->boots_known) {
+		snprintf(buf, len, "%s (boots not recorded)", n);
+		return;
+	}
+	report_fmt_n(col->boots_min, col->boots_max, b, sizeof(b));
+	report_fmt_n(col->per_boot_min, col->per_boot_max, t, sizeof(t));
+	snprintf(buf, len, "%s (%s boot%s x %s trial%s)", n, b,
+		 col->boots_max == 1 ? "" : "s", t,
+		 col->per_boot_max == 1 ? "" : "s");
+}
+
 size_t report_min_trials(double alpha)
 {
 	size_t n = REPORT_MIN_N;
@@ -382,25 +450,61 @@ static ssize_t add_column(struct report *r, const char *label)
 	return (ssize_t)r->nr_columns++;
 }
 
-/* Refuse to pool instructions with seconds unless asked to. */
-static int check_clocks(const struct trial_set *set, bool allow,
-			struct report *r, char *err, size_t errlen)
+/* What must not differ between pooled trials, and the flag that allows it. */
+struct pool_key {
+	const char *name;
+	size_t off;		/* of the string in struct trial */
+	const char *option;
+	bool clock;		/* else accel/flavor */
+};
+
+static const struct pool_key pool_keys[] = {
+	{ "clocks", offsetof(struct trial, clock), "--allow-mixed-clock",
+	  true },
+	{ "accels", offsetof(struct trial, accel), "--allow-mixed-env", false },
+	{ "flavors", offsetof(struct trial, flavor), "--allow-mixed-env",
+	  false },
+};
+
+/*
+ * Refuse to pool trials that measured different things: instructions
+ * with seconds (clock), emulated with real CPUs (accel), debug kernels
+ * with perf ones (flavor).  Pooling them into one report would put
+ * numbers on different scales side by side.
+ */
+static int check_mixed(const struct trial_set *set,
+		       const struct report_opts *opts, struct report *r,
+		       char *err, size_t errlen)
 {
 	const struct trial *t, *first = set->trials;
+	const char *a, *b;
+	size_t k;
 
-	trial_set_for_each(set, t) {
-		if (!strcmp(t->clock, first->clock))
-			continue;
-		r->mixed_clock = true;
-		if (allow)
-			return 0;
-		return set_err(err, errlen, -EINVAL,
-			    "mixed clocks: %s (%s:%u) and %s (%s:%u) are not "
-			    "comparable; use --allow-mixed-clock to compare "
-			    "anyway", or_unknown(first->clock),
-			    first->source ? first->source : "?", first->line,
-			    or_unknown(t->clock), t->source ? t->source : "?",
-			    t->line);
+	for (k = 0; k < sizeof(pool_keys) / sizeof(pool_keys[0]); k++) {
+		const struct pool_key *pk = &pool_keys[k];
+		bool allow = pk->clock ? opts->allow_mixed_clock :
+					 opts->allow_mixed_env;
+
+		a = (const char *)first + pk->off;
+		trial_set_for_each(set, t) {
+			b = (const char *)t + pk->off;
+			if (!strcmp(a, b))
+				continue;
+			if (pk->clock)
+				r->mixed_clock = true;
+			else
+				r->mixed_env = true;
+			if (allow)
+				break;
+			return set_err(err, errlen, -EINVAL,
+				    "mixed %s: %s (%s:%u) and %s (%s:%u) are not "
+				    "comparable; use %s to compare anyway",
+				    pk->name, or_unknown(a),
+				    first->source ? first->source : "?",
+				    first->line, or_unknown(b),
+				    t->source ? t->source : "?", t->line,
+				    pk->option);
+		}
 	}
 	return 0;
 }
@@ -450,8 +554,14 @@ static int place_trials(const struct trial_set *set,
 	ssize_t cell, col;
 	size_t i = 0;
 
+	/* --configs fixes the column order; report_select_configs() made
+	 * sure each has trials */
+	for (i = 0; i < opts->nr_configs; i++)
+		if (add_column(r, opts->configs[i]) < 0)
+			return set_err(err, errlen, -ENOMEM, "out of memory");
+	i = 0;
 	trial_set_for_each(set, t) {
-		column_label(t, opts->by, label, sizeof(label));
+		report_config_label(t, opts->by, label, sizeof(label));
 		col = add_column(r, label);
 		cell = add_cell(r, &t->cell);
 		if (col < 0 || cell < 0 || env_add(&r->env, t) ||
@@ -468,27 +578,81 @@ static int place_trials(const struct trial_set *set,
 	return 0;
 }
 
-static void count_trials(struct report *r, const struct placement *where,
-			 size_t nr_trials)
+/* Widen [*lo, *hi] to hold @v; *lo == SIZE_MAX means empty. */
+static void widen(size_t v, size_t *lo, size_t *hi)
+{
+	if (*lo == SIZE_MAX || v < *lo)
+		*lo = v;
+	if (v > *hi)
+		*hi = v;
+}
+
+static bool same_boot(const struct trial *a, const struct trial *b)
+{
+	return a->boot == b->boot && !strcmp(a->variant, b->variant);
+}
+
+/*
+ * Boots of one cell of one column, and the fewest and most trials in
+ * any of them.  A boot is a (variant, boot id) pair: with --by path a
+ * column holds several kernels, whose boot 0s are different boots.
+ */
+static void count_boots(const struct trial_set *set,
+			const struct placement *where, size_t cell,
+			size_t column, struct report_column *col)
+{
+	size_t k, j, boots = 0, lo = SIZE_MAX, hi = 0, in_boot;
+
+	for (k = 0; k < set->nr; k++) {
+		const struct trial *t = &set->trials[k];
+
+		if (where[k].cell != cell || where[k].column != column)
+			continue;
+		if (t->boot < 0)
+			col->boots_known = false;
+		/* count each boot at its first trial */
+		for (j = 0; j < k; j++)
+			if (where[j].cell == cell && where[j].column == column &&
+			    same_boot(&set->trials[j], t))
+				break;
+		if (j < k)
+			continue;
+		boots++;
+		for (in_boot = 0, j = k; j < set->nr; j++)
+			in_boot += where[j].cell == cell &&
+				   where[j].column == column &&
+				   same_boot(&set->trials[j], t);
+		widen(in_boot, &lo, &hi);
+	}
+	if (!boots)
+		return;
+	widen(boots, &col->boots_min, &col->boots_max);
+	widen(lo, &col->per_boot_min, &col->per_boot_max);
+	widen(hi, &col->per_boot_min, &col->per_boot_max);
+}
+
+static void count_trials(struct report *r, const struct trial_set *set,
+			 const struct placement *where)
 {
 	size_t c, i, k, n;
 
 	for (c = 0; c < r->nr_columns; c++) {
 		struct report_column *col = &r->columns[c];
 
-		col->n_min = SIZE_MAX;
+		col->n_min = col->boots_min = col->per_boot_min = SIZE_MAX;
+		col->boots_known = true;
 		for (i = 0; i < r->nr_cells; i++) {
-			for (n = 0, k = 0; k < nr_trials; k++)
+			for (n = 0, k = 0; k < set->nr; k++)
 				n += where[k].cell == i && where[k].column == c;
 			if (!n)
 				continue;
-			if (n < col->n_min)
-				col->n_min = n;
-			if (n > col->n_max)
-				col->n_max = n;
+			widen(n, &col->n_min, &col->n_max);
+			count_boots(set, where, i, c, col);
 		}
 		if (col->n_min == SIZE_MAX)
 			col->n_min = 0;
+		if (col->boots_min == SIZE_MAX)
+			col->boots_min = col->per_boot_min = 0;
 	}
 }
 
@@ -567,13 +731,38 @@ all:
 	return 0;
 }
 
+/* The HL shift and CI as percentages of the baseline's median. */
+static void judge_shift(const struct report *r, const struct report_entry *base,
+			struct report_entry *e)
+{
+	double bm = fabs(base->sum.median);
+
+	if (stats_hodges_lehmann(base->values, base->sum.n, e->values,
+				 e->sum.n, r->alpha, &e->hl)) {
+		e->hl.level = NAN;
+		return;
+	}
+	if (bm == 0)
+		return;
+	e->shift_pct = e->hl.shift / bm * 100;
+	e->ci_lo_pct = e->hl.lo / bm * 100;
+	e->ci_hi_pct = e->hl.hi / bm * 100;
+}
+
+/*
+ * Test one entry against the baseline.  The verdict is provisional:
+ * adjust() turns NOT_SIGNIFICANT into SIGNIFICANT once the table's
+ * p-values are adjusted together.
+ */
 static void judge(const struct report *r, const struct report_entry *base,
 		  struct report_entry *e)
 {
 	size_t nx = base->sum.n, ny = e->sum.n;
 	double bm = base->sum.median, em = e->sum.median;
 
-	e->delta_pct = NAN;
+	e->delta_pct = e->q = NAN;
+	e->shift_pct = e->ci_lo_pct = e->ci_hi_pct = NAN;
+	e->hl.level = NAN;
 	if (!nx || !ny) {
 		e->verdict = REPORT_NO_DATA;
 		return;
@@ -587,13 +776,101 @@ static void judge(const struct report *r, const struct report_entry *base,
 		e->verdict = REPORT_NO_DATA;
 		return;
 	}
+	judge_shift(r, base, e);
 	if (nx < REPORT_MIN_N || ny < REPORT_MIN_N ||
 	    stats_mwu_min_p(nx, ny) > r->alpha)
 		e->verdict = REPORT_N_TOO_SMALL;
-	else if (e->mwu.p < r->alpha)
-		e->verdict = REPORT_SIGNIFICANT;
 	else
 		e->verdict = REPORT_NOT_SIGNIFICANT;
+}
+
+static bool compared(const struct report_entry *e)
+{
+	return e->verdict == REPORT_NOT_SIGNIFICANT ||
+	       e->verdict == REPORT_N_TOO_SMALL ||
+	       e->verdict == REPORT_SIGNIFICANT;
+}
+
+/*
+ * Benjamini-Hochberg over every comparison of the table.  Entries with
+ * too few trials stay in the family: they were tested, and leaving them
+ * out would make the others look more certain than they are.
+ */
+static int adjust(const struct report *r, struct report_metric *m)
+{
+	size_t k, j, total = r->nr_cells * r->nr_columns;
+	double *p = malloc((total ? total : 1) * sizeof(*p));
+	double *q = malloc((total ? total : 1) * sizeof(*q));
+	int ret = -ENOMEM;
+
+	if (!p || !q)
+		goto out;
+	for (j = 0, k = 0; k < total; k++)
+		if (compared(&m->entries[k]))
+			p[j++] = m->entries[k].mwu.p;
+	m->nr_tests = j;
+	ret = stats_bh_adjust(p, j, q);
+	if (ret)
+		goto out;
+	for (j = 0, k = 0; k < total; k++) {
+		struct report_entry *e = &m->entries[k];
+
+		if (!compared(e))
+			continue;
+		e->q = q[j++];
+		if (e->verdict == REPORT_NOT_SIGNIFICANT && e->q < r->alpha)
+			e->verdict = REPORT_SIGNIFICANT;
+	}
+out:
+	free(p);
+	free(q);
+	return ret;
+}
+
+/* The CI levels a table reached (they vary with n). */
+static void ci_levels(const struct report *r, struct report_metric *m)
+{
+	size_t k;
+
+	m->ci_level_min = m->ci_level_max = NAN;
+	for (k = 0; k < r->nr_cells * r->nr_columns; k++) {
+		double l = m->entries[k].hl.level;
+
+		if (!compared(&m->entries[k]) || isnan(l))
+			continue;
+		if (isnan(m->ci_level_min) || l < m->ci_level_min)
+			m->ci_level_min = l;
+		if (isnan(m->ci_level_max) || l > m->ci_level_max)
+			m->ci_level_max = l;
+	}
+}
+
+/* Per column, the geomean over cells of median / baseline median. */
+static int geomeans(const struct report *r, struct report_metric *m)
+{
+	size_t i, c, n, nc = r->nr_columns;
+	double *ratio = malloc((r->nr_cells + 1) * sizeof(*ratio));
+
+	m->geomean_pct = calloc(nc, sizeof(*m->geomean_pct));
+	m->geomean_cells = calloc(nc, sizeof(*m->geomean_cells));
+	if (!ratio || !m->geomean_pct || !m->geomean_cells) {
+		free(ratio);
+		return -ENOMEM;
+	}
+	m->geomean_pct[0] = NAN;
+	for (c = 1; c < nc; c++) {
+		for (n = 0, i = 0; i < r->nr_cells; i++) {
+			const struct report_entry *b = &m->entries[i * nc];
+			const struct report_entry *e = &m->entries[i * nc + c];
+
+			if (b->sum.n && e->sum.n)
+				ratio[n++] = e->sum.median / b->sum.median;
+		}
+		m->geomean_pct[c] = (stats_geomean(ratio, n,
+				     &m->geomean_cells[c]) - 1) * 100;
+	}
+	free(ratio);
+	return 0;
 }
 
 static bool entry_has(const struct trial_set *set,
@@ -622,7 +899,8 @@ static int fill_entry(const struct trial_set *set,
 			e->values[n++] = v;
 	stats_summarize(e->values, n, &e->sum);
 	e->spread_pct = stats_spread_pct(&e->sum);
-	e->delta_pct = NAN;
+	e->delta_pct = e->q = e->hl.level = NAN;
+	e->shift_pct = e->ci_lo_pct = e->ci_hi_pct = NAN;
 	e->verdict = n ? REPORT_BASELINE : REPORT_NO_DATA;
 	return 0;
 }
@@ -653,10 +931,34 @@ static int build_metric(struct report *r, const struct trial_set *set,
 				m->any_n_too_small = true;
 		}
 	}
-	return 0;
+	ci_levels(r, m);
+	if (adjust(r, m))
+		return -ENOMEM;
+	return geomeans(r, m);
 }
 
-int report_build(const struct trial_set *set, const struct report_opts *opts,
+static int build(const struct trial_set *set, const struct report_opts *opts,
+		 struct report **out, char *err, size_t errlen);
+
+int report_build(const struct trial_set *all, const struct report_opts *opts,
+		 struct report **out, char *err, size_t errlen)
+{
+	struct trial_set view;
+	int ret;
+
+	*out = NULL;
+	if (errlen)
+		err[0] = '\0';
+	ret = report_select_configs(all, opts, &view, err, errlen);
+	if (ret)
+		return ret;
+	ret = build(&view, opts, out, err, errlen);
+	report_release_view(&view);
+	return ret;
+}
+
+/* The report of the trials @set, all of them selected. */
+static int build(const struct trial_set *set, const struct report_opts *opts,
 		 struct report **out, char *err, size_t errlen)
 {
 	struct strlist names = { NULL, 0 };
@@ -680,20 +982,28 @@ int report_build(const struct trial_set *set, const struct report_opts *opts,
 	}
 	r->by = opts->by;
 	r->alpha = opts->alpha;
+	r->show_ci = opts->show_ci;
+	if (opts->command) {
+		r->command = strdup(opts->command);
+		if (!r->command) {
+			ret = set_err(err, errlen, -ENOMEM, "out of memory");
+			goto out;
+		}
+	}
 	r->nr_trials = set->nr;
 	for (i = 0; i < set->nr_files; i++)
 		if (strlist_add(&r->files, set->files[i]) < 0) {
 			ret = set_err(err, errlen, -ENOMEM, "out of memory");
 			goto out;
 		}
-	ret = check_clocks(set, opts->allow_mixed_clock, r, err, errlen);
+	ret = check_mixed(set, opts, r, err, errlen);
 	if (!ret)
 		ret = place_trials(set, opts, r, where, err, errlen);
 	if (!ret)
 		ret = select_metrics(set, opts, &names, err, errlen);
 	if (ret)
 		goto out;
-	count_trials(r, where, set->nr);
+	count_trials(r, set, where);
 	r->metrics = calloc(names.nr, sizeof(*r->metrics));
 	if (!r->metrics) {
 		ret = set_err(err, errlen, -ENOMEM, "out of memory");
@@ -728,6 +1038,8 @@ void report_free(struct report *r)
 			for (k = 0; k < r->nr_cells * r->nr_columns; k++)
 				free(m->entries[k].values);
 		free(m->entries);
+		free(m->geomean_pct);
+		free(m->geomean_cells);
 		free((char *)m->info.name);
 	}
 	free(r->metrics);
@@ -741,6 +1053,7 @@ void report_free(struct report *r)
 	free(r->cells);
 	strlist_free(&r->files);
 	env_free(&r->env);
+	free(r->command);
 	free(r);
 }
 

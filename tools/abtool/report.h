@@ -8,7 +8,11 @@
  *
  * Spread is half the interquartile range as a percentage of the median:
  * robust to the one slow trial a VM produces, and meaningful from n = 2.
- * A delta is shown only when p < alpha; "~" otherwise.  When the trial
+ * A delta is shown only when the Mann-Whitney p, Benjamini-Hochberg
+ * adjusted over every comparison of the table (multcomp.h says why BH),
+ * is below alpha; "~" otherwise.  Each compared entry also carries the
+ * Hodges-Lehmann shift and its exact CI (hodges_lehmann.h says why),
+ * and each table a geomean over its cells of the median ratios.  When the trial
  * counts are so small that even complete separation could not reach
  * alpha (2 / C(nx + ny, nx) > alpha, or fewer than 3 trials on a side),
  * the entry is "n too small" rather than "not significant".
@@ -24,6 +28,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "hodges_lehmann.h"
 #include "metrics.h"
 #include "results.h"
 #include "stats.h"
@@ -47,6 +52,11 @@ struct report_opts {
 	bool all_metrics;		/* every metric present */
 	double alpha;
 	bool allow_mixed_clock;
+	bool allow_mixed_env;		/* accel or flavor */
+	const char *const *configs;	/* --configs: these, in this order */
+	size_t nr_configs;
+	bool show_ci;			/* text: a CI table under each table */
+	const char *command;		/* printed in the header; NULL: none */
 };
 
 /* A set of distinct strings, in first-seen order. */
@@ -65,6 +75,13 @@ struct report_env {
 struct report_column {
 	char *label;
 	size_t n_min, n_max;	/* trials per cell, over cells with any */
+	/*
+	 * How n splits: boots per cell (a boot is a (variant, boot id)
+	 * pair) and trials per boot, over cells with any; boots_known is
+	 * false when some trial has no boot id (files from before it).
+	 */
+	bool boots_known;
+	size_t boots_min, boots_max, per_boot_min, per_boot_max;
 	struct report_env env;
 };
 
@@ -89,12 +106,21 @@ struct report_entry {
 	enum report_verdict verdict;
 	double delta_pct;	/* vs baseline median; NaN if not compared */
 	struct stats_mwu mwu;	/* valid when compared */
+	double q;		/* mwu.p, BH-adjusted over the table; NaN */
+	struct stats_hl hl;	/* shift vs the baseline; valid when compared */
+	/* hl as % of |baseline median|; NaN when not compared or median 0 */
+	double shift_pct, ci_lo_pct, ci_hi_pct;
 };
 
 struct report_metric {
 	struct metric_info info;	/* info.name owned (strdup) */
 	struct report_entry *entries;	/* [cell * nr_columns + column] */
 	bool any_n_too_small;
+	size_t nr_tests;		/* comparisons in the BH family */
+	double ci_level_min, ci_level_max;	/* NaN: no CI */
+	/* per column: geomean of median ratios vs baseline, as a % change */
+	double *geomean_pct;
+	size_t *geomean_cells;		/* cells in it */
 };
 
 struct report {
@@ -105,6 +131,9 @@ struct report {
 	struct report_env env;		/* union over all trials */
 	bool tcg;			/* some trial ran under QEMU TCG */
 	bool mixed_clock;
+	bool mixed_env;			/* accels or flavors differ */
+	bool show_ci;
+	char *command;			/* NULL: not known */
 	struct report_column *columns;	/* [0] is the baseline */
 	size_t nr_columns;
 	struct report_cell *cells;
@@ -135,6 +164,21 @@ const char *report_by_name(enum report_by by);
 int report_build(const struct trial_set *set, const struct report_opts *opts,
 		 struct report **out, char *err, size_t errlen);
 void report_free(struct report *r);
+
+/* The column label of @t: "variant/path", "variant", "path", file name. */
+void report_config_label(const struct trial *t, enum report_by by,
+			 char *buf, size_t len);
+
+/*
+ * The trials of @set whose config is in opts->configs (all of them when
+ * there is no list) as @view, which shares their storage: release it
+ * with report_release_view(), not trial_set_release().  -EINVAL and the
+ * known configs in @err for a config no trial has, or one named twice.
+ */
+int report_select_configs(const struct trial_set *set,
+			  const struct report_opts *opts,
+			  struct trial_set *view, char *err, size_t errlen);
+void report_release_view(struct trial_set *view);
 
 const struct report_format *report_format_find(const char *name);
 /* Write @r in format @name; -EINVAL for an unknown format, -EIO. */
@@ -170,6 +214,16 @@ void report_join(const struct strlist *l, const char *sep,
 		 char *buf, size_t len);
 /* "8" or "8..10" */
 void report_fmt_n(size_t lo, size_t hi, char *buf, size_t len);
+/* "4 (2 boots x 2 trials)", "4 (boots not recorded)" */
+void report_fmt_n_boots(const struct report_column *col, char *buf,
+			size_t len);
+/* "+1.2..+3.4" (percent, no sign of %); "-" when not compared */
+void report_fmt_ci(const struct report_entry *e, char *buf, size_t len);
+/* "+12.3%" for a percentage change; "-" for NaN */
+void report_fmt_pct(double pct, char *buf, size_t len);
+/* "97.1%" or "90.0..97.1%": the CI levels of a table */
+void report_fmt_levels(const struct report_metric *m, char *buf,
+		       size_t len);
 /* Fewest trials per config (same on both sides) that can reach @alpha. */
 size_t report_min_trials(double alpha);
 /* mkdir -p */

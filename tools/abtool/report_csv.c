@@ -2,7 +2,10 @@
 /*
  * CSV (RFC 4180 quoting, LF line ends): one row per metric x cell x
  * config, every row complete (what ran, the summary, the test) so a
- * spreadsheet needs no header block to interpret it.
+ * spreadsheet needs no header block to interpret it; then per metric one
+ * "geomean" row per non-baseline config (cell "geomean", verdict
+ * "geomean", the change in delta_pct).  Columns added later go last so
+ * readers that index columns keep working.
  */
 #include <errno.h>
 #include <math.h>
@@ -16,6 +19,8 @@ static const char *const columns[] = {
 	"q3", "min", "max", "mean", "spread_pct", "delta_pct", "p_value",
 	"u_statistic", "test", "verdict", "alpha", "clock", "accel",
 	"kernels", "flavor", "host", "date_first", "date_last",
+	"q_value", "p_adjust", "hl_shift_pct", "ci_lo_pct", "ci_hi_pct",
+	"ci_level", "boots", "trials_per_boot", "command",
 };
 
 /* Quote when needed, doubling quotes. */
@@ -80,6 +85,28 @@ static void put_stats(FILE *out, const struct report_entry *e, size_t col)
 	put_field(out, report_verdict_name(e->verdict), false);
 }
 
+/* The columns added after date_last. */
+static void put_extra(FILE *out, const struct report *r,
+		      const struct report_entry *e, size_t c)
+{
+	const struct report_column *col = &r->columns[c];
+	bool compared = e && c && e->verdict != REPORT_NO_DATA &&
+			e->verdict != REPORT_BASELINE;
+	char n[48];
+
+	put_num(out, compared ? e->q : NAN);
+	put_field(out, compared ? "benjamini-hochberg" : "", false);
+	put_num(out, compared ? e->shift_pct : NAN);
+	put_num(out, compared ? e->ci_lo_pct : NAN);
+	put_num(out, compared ? e->ci_hi_pct : NAN);
+	put_num(out, compared ? e->hl.level : NAN);
+	report_fmt_n(col->boots_min, col->boots_max, n, sizeof(n));
+	put_field(out, col->boots_known ? n : "", false);
+	report_fmt_n(col->per_boot_min, col->per_boot_max, n, sizeof(n));
+	put_field(out, col->boots_known ? n : "", false);
+	put_field(out, r->command ? r->command : "", false);
+}
+
 static void put_row(FILE *out, const struct report *r,
 		    const struct report_metric *m, size_t i, size_t c)
 {
@@ -107,6 +134,42 @@ static void put_row(FILE *out, const struct report *r,
 	put_list(out, &col->env.hosts);
 	put_field(out, col->env.date_first, false);
 	put_field(out, col->env.date_last, false);
+	put_extra(out, r, report_entry(r, m, i, c), c);
+	fputs("\n", out);
+}
+
+/* Empty fields, one per column from @from to @to (exclusive). */
+static void put_empty(FILE *out, size_t from, size_t to)
+{
+	for (; from < to; from++)
+		put_field(out, "", false);
+}
+
+static void put_geomean_row(FILE *out, const struct report *r,
+			    const struct report_metric *m, size_t c)
+{
+	const struct report_column *col = &r->columns[c];
+
+	put_field(out, m->info.name, true);
+	put_field(out, m->info.unit, false);
+	put_field(out, m->info.higher_is_better ? "1" : "0", false);
+	put_field(out, "geomean", false);
+	put_empty(out, 4, 10);		/* target .. jobs */
+	put_field(out, col->label, false);
+	put_field(out, "0", false);
+	put_empty(out, 12, 20);		/* n .. spread_pct */
+	put_num(out, m->geomean_pct[c]);
+	put_empty(out, 21, 24);		/* p_value .. test */
+	put_field(out, "geomean", false);
+	put_num(out, r->alpha);
+	put_list(out, &col->env.clocks);
+	put_list(out, &col->env.accels);
+	put_list(out, &col->env.kernels);
+	put_list(out, &col->env.flavors);
+	put_list(out, &col->env.hosts);
+	put_field(out, col->env.date_first, false);
+	put_field(out, col->env.date_last, false);
+	put_extra(out, r, NULL, c);
 	fputs("\n", out);
 }
 
@@ -117,10 +180,13 @@ static int csv_emit(FILE *out, const struct report *r)
 	for (i = 0; i < sizeof(columns) / sizeof(columns[0]); i++)
 		put_field(out, columns[i], !i);
 	fputs("\n", out);
-	for (k = 0; k < r->nr_metrics; k++)
+	for (k = 0; k < r->nr_metrics; k++) {
 		for (i = 0; i < r->nr_cells; i++)
 			for (c = 0; c < r->nr_columns; c++)
 				put_row(out, r, &r->metrics[k], i, c);
+		for (c = 1; c < r->nr_columns; c++)
+			put_geomean_row(out, r, &r->metrics[k], c);
+	}
 	return ferror(out) ? -EIO : 0;
 }
 

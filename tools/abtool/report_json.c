@@ -48,7 +48,7 @@ static struct json_object *env_json(const struct report_env *env)
 static struct json_object *header_json(const struct report *r)
 {
 	struct json_object *o = json_object_new_object();
-	char test[160];
+	char test[256];
 
 	json_object_object_add(o, "trials", json_object_new_int64(
 				       (int64_t)r->nr_trials));
@@ -59,6 +59,8 @@ static struct json_object *header_json(const struct report *r)
 	json_object_object_add(o, "env", env_json(&r->env));
 	json_object_object_add(o, "mixed_clock",
 			       json_object_new_boolean(r->mixed_clock));
+	json_object_object_add(o, "mixed_env",
+			       json_object_new_boolean(r->mixed_env));
 	json_object_object_add(o, "tcg", json_object_new_boolean(r->tcg));
 	if (r->tcg)
 		json_object_object_add(o, "warning", str(
@@ -68,10 +70,37 @@ static struct json_object *header_json(const struct report *r)
 			       str("half the interquartile range, percent of "
 				   "the median"));
 	snprintf(test, sizeof(test), "two-sided Mann-Whitney U: exact "
-		 "without ties when both n <= %d, else normal approximation "
-		 "with tie and continuity correction", STATS_MWU_EXACT_MAX_N);
+		 "permutation distribution (ties at mid-ranks) when both n "
+		 "<= %d, else normal approximation with tie and continuity "
+		 "correction", STATS_MWU_EXACT_MAX_N);
 	json_object_object_add(o, "test", str(test));
+	json_object_object_add(o, "p_adjust", str(
+		"benjamini-hochberg over the comparisons of each metric's "
+		"table (q_value)"));
+	json_object_object_add(o, "ci", str(
+		"hodges-lehmann shift vs the baseline with its exact rank-based "
+		"interval at ci_level, percent of the baseline median"));
+	json_object_object_add(o, "command",
+			       r->command ? str(r->command) : NULL);
 	return o;
+}
+
+static struct json_object *count(size_t n)
+{
+	return json_object_new_int64((int64_t)n);
+}
+
+/* How n splits into boots x trials; null when not recorded. */
+static void add_boots(struct json_object *o, const struct report_column *col)
+{
+	bool k = col->boots_known && col->n_max;
+
+	json_object_object_add(o, "boots_min", k ? count(col->boots_min) : NULL);
+	json_object_object_add(o, "boots_max", k ? count(col->boots_max) : NULL);
+	json_object_object_add(o, "trials_per_boot_min",
+			       k ? count(col->per_boot_min) : NULL);
+	json_object_object_add(o, "trials_per_boot_max",
+			       k ? count(col->per_boot_max) : NULL);
 }
 
 static struct json_object *columns_json(const struct report *r)
@@ -93,6 +122,7 @@ static struct json_object *columns_json(const struct report *r)
 				json_object_new_int64((int64_t)col->n_min));
 		json_object_object_add(o, "n_max",
 				json_object_new_int64((int64_t)col->n_max));
+		add_boots(o, col);
 		json_object_object_add(o, "env", env_json(&col->env));
 		json_object_array_add(a, o);
 	}
@@ -137,6 +167,15 @@ static void add_test(struct json_object *o, const struct report_entry *e)
 			       compared ? num(e->mwu.u1) : NULL);
 	json_object_object_add(o, "exact", compared ?
 			       json_object_new_boolean(e->mwu.exact) : NULL);
+	json_object_object_add(o, "q_value", compared ? num(e->q) : NULL);
+	json_object_object_add(o, "hl_shift_pct",
+			       compared ? num(e->shift_pct) : NULL);
+	json_object_object_add(o, "ci_lo_pct",
+			       compared ? num(e->ci_lo_pct) : NULL);
+	json_object_object_add(o, "ci_hi_pct",
+			       compared ? num(e->ci_hi_pct) : NULL);
+	json_object_object_add(o, "ci_level",
+			       compared ? num(e->hl.level) : NULL);
 }
 
 static struct json_object *entry_json(const struct report *r,
@@ -165,6 +204,23 @@ static struct json_object *entry_json(const struct report *r,
 	return o;
 }
 
+/* Per non-baseline config: the geomean change over the table's cells. */
+static struct json_object *geomean_json(const struct report *r,
+					const struct report_metric *m)
+{
+	struct json_object *a = json_object_new_array(), *o;
+	size_t c;
+
+	for (c = 1; c < r->nr_columns; c++) {
+		o = json_object_new_object();
+		json_object_object_add(o, "config", str(r->columns[c].label));
+		json_object_object_add(o, "delta_pct", num(m->geomean_pct[c]));
+		json_object_object_add(o, "cells", count(m->geomean_cells[c]));
+		json_object_array_add(a, o);
+	}
+	return a;
+}
+
 static struct json_object *metric_json(const struct report *r,
 				       const struct report_metric *m)
 {
@@ -190,6 +246,8 @@ static struct json_object *metric_json(const struct report *r,
 		json_object_array_add(rows, row);
 	}
 	json_object_object_add(o, "rows", rows);
+	json_object_object_add(o, "tests", count(m->nr_tests));
+	json_object_object_add(o, "geomean", geomean_json(r, m));
 	return o;
 }
 

@@ -30,6 +30,9 @@ static void put_item(FILE *out, const char *key, const struct strlist *l)
 static void put_header(FILE *out, const struct report *r)
 {
 	fprintf(out, "# abtool compare\n\n");
+	if (r->command)
+		fprintf(out, "Regenerate with:\n\n```sh\n%s\n```\n\n",
+			r->command);
 	fprintf(out, "- **trials:** %zu; %zu cells; %zu configs by %s\n",
 		r->nr_trials, r->nr_cells, r->nr_columns,
 		report_by_name(r->by));
@@ -42,6 +45,9 @@ static void put_header(FILE *out, const struct report *r)
 		fprintf(out, "  (QEMU `-icount shift=0,sleep=off`: time counts "
 			"guest instructions)\n");
 	put_item(out, "accel", &r->env.accels);
+	if (r->mixed_env)
+		fprintf(out, "- **MIXED ACCELS OR FLAVORS:** numbers across "
+			"them are not comparable\n");
 	put_item(out, "kernels", &r->env.kernels);
 	put_item(out, "flavor", &r->env.flavors);
 	put_item(out, "host", &r->env.hosts);
@@ -49,9 +55,26 @@ static void put_header(FILE *out, const struct report *r)
 		fprintf(out, "- **dates:** %s .. %s\n", r->env.date_first,
 			r->env.date_last);
 	fprintf(out, "- **statistics:** median ± spread (half the IQR, %% of "
-		"the median); delta of the medians vs the baseline where a "
-		"two-sided Mann-Whitney U test gives p < %g, else ~\n",
+		"the median) and n (trials) per cell; delta of the medians vs "
+		"the baseline, in bold where the two-sided Mann-Whitney U test "
+		"(exact permutation test up to 25 trials a side, ties at "
+		"mid-ranks) gives q < %g, else ~\n", r->alpha);
+	fprintf(out, "- **p, q:** p is the test's; q is p adjusted by "
+		"Benjamini-Hochberg over every comparison of the same table, "
+		"so among the deltas a table shows in bold, the expected share "
+		"of false ones is at most %g (Holm would need p < %g / "
+		"comparisons, out of reach at 4 trials a side)\n", r->alpha,
 		r->alpha);
+	fprintf(out, "- **CI:** Hodges-Lehmann shift of the config vs the "
+		"baseline (median of all pairwise differences) with its exact "
+		"rank-based confidence interval, as %% of the baseline's "
+		"median; small samples cannot reach every level, so each "
+		"table states the one reached: the lowest at or above %g%% "
+		"(97.1%% at 4 vs 4), else the widest interval (90%% at 3 vs "
+		"3)\n", (1 - r->alpha) * 100);
+	fprintf(out, "- **geomean:** geometric mean over the table's cells "
+		"of each config's median / the baseline's median, as a "
+		"change\n");
 	if (r->tcg)
 		fprintf(out, "\n> **accel=tcg: QEMU emulated the CPU in "
 			"software. These are NOT hardware numbers; compare "
@@ -60,15 +83,14 @@ static void put_header(FILE *out, const struct report *r)
 
 static void put_configs(FILE *out, const struct report *r)
 {
-	char letter[8], n[48];
+	char letter[8], n[96];
 	size_t c;
 
-	fprintf(out, "\n| | config | n (trials per cell) | |\n"
+	fprintf(out, "\n| | config | n (trials per cell: boots x trials) | |\n"
 		"|---|---|--:|---|\n");
 	for (c = 0; c < r->nr_columns; c++) {
 		report_column_letter(c, letter, sizeof(letter));
-		report_fmt_n(r->columns[c].n_min, r->columns[c].n_max, n,
-			     sizeof(n));
+		report_fmt_n_boots(&r->columns[c], n, sizeof(n));
 		fprintf(out, "| %s | ", letter);
 		put_md(out, r->columns[c].label);
 		fprintf(out, " | %s | %s |\n", n, c ? "" : "baseline");
@@ -85,7 +107,7 @@ static void put_entry(FILE *out, const struct report_entry *e)
 	}
 	report_fmt_value(e->sum.median, val, sizeof(val));
 	report_fmt_spread(e->spread_pct, spr, sizeof(spr));
-	fprintf(out, " | %s ± %s", val, spr);
+	fprintf(out, " | %s ± %s, n=%zu", val, spr, e->sum.n);
 }
 
 static void put_verdict(FILE *out, const struct report_entry *e)
@@ -95,24 +117,49 @@ static void put_verdict(FILE *out, const struct report_entry *e)
 	report_fmt_delta(e, delta, sizeof(delta));
 	switch (e->verdict) {
 	case REPORT_SIGNIFICANT:
-		fprintf(out, " | **%s** (p=%.3g)", delta, e->mwu.p);
+		fprintf(out, " | **%s** (p=%.3g, q=%.3g)", delta, e->mwu.p,
+			e->q);
 		break;
 	case REPORT_NOT_SIGNIFICANT:
-		fprintf(out, " | \\~ (p=%.3g)", e->mwu.p);
+		fprintf(out, " | \\~ (p=%.3g, q=%.3g)", e->mwu.p, e->q);
 		break;
 	case REPORT_N_TOO_SMALL:
-		fprintf(out, " | \\~ (n too small)");
+		fprintf(out, " | \\~ (n too small, p=%.3g)", e->mwu.p);
 		break;
 	default:
 		fputs(" | -", out);
 	}
 }
 
+static void put_ci(FILE *out, const struct report_entry *e)
+{
+	char ci[64];
+
+	report_fmt_ci(e, ci, sizeof(ci));
+	fprintf(out, strcmp(ci, "-") ? " | %s%%" : " | %s", ci);
+}
+
+static void put_geomean_row(FILE *out, const struct report *r,
+			    const struct report_metric *m)
+{
+	char pct[32];
+	size_t c;
+
+	/* the cell, A's empty entry, then each config's change only */
+	fputs("| *geomean* | |", out);
+	for (c = 1; c < r->nr_columns; c++) {
+		report_fmt_pct(m->geomean_pct[c], pct, sizeof(pct));
+		fprintf(out, " | %s (%zu cells) | |", pct,
+			m->geomean_cells[c]);
+	}
+	fputs("\n", out);
+}
+
 static void put_table(FILE *out, const struct report *r,
 		      const struct report_metric *m)
 {
 	const struct metric_info *mi = &m->info;
-	char letter[8];
+	char letter[8], levels[32];
 	size_t i, c;
 
 	fprintf(out, "\n## ");
@@ -128,22 +175,30 @@ static void put_table(FILE *out, const struct report *r,
 		fprintf(out, " | %s: ", letter);
 		put_md(out, r->columns[c].label);
 		if (c)
-			fprintf(out, " | %s vs A", letter);
+			fprintf(out, " | %s vs A | %s CI", letter, letter);
 	}
 	fputs(" |\n|:---", out);
 	for (c = 0; c < r->nr_columns; c++)
-		fputs(c ? " | ---: | ---:" : " | ---:", out);
+		fputs(c ? " | ---: | ---: | ---:" : " | ---:", out);
 	fputs(" |\n", out);
 	for (i = 0; i < r->nr_cells; i++) {
 		fputs("| ", out);
 		put_md(out, r->cells[i].label);
 		for (c = 0; c < r->nr_columns; c++) {
 			put_entry(out, report_entry(r, m, i, c));
-			if (c)
+			if (c) {
 				put_verdict(out, report_entry(r, m, i, c));
+				put_ci(out, report_entry(r, m, i, c));
+			}
 		}
 		fputs(" |\n", out);
 	}
+	if (r->nr_columns > 1)
+		put_geomean_row(out, r, m);
+	report_fmt_levels(m, levels, sizeof(levels));
+	fprintf(out, "\nq: Benjamini-Hochberg over the %zu comparisons of "
+		"this table.  CI: %s, Hodges-Lehmann, %% of A's median.\n",
+		m->nr_tests, levels);
 	if (m->any_n_too_small)
 		fprintf(out, "\nn too small: so few trials cannot reach "
 			"p < %g even when every trial of one config beats "

@@ -76,6 +76,19 @@ static void putf(FILE *out, int indent, const char *fmt, ...)
 	put_wrapped(out, buf, indent);
 }
 
+/* "accel: tcg", or MIXED when --allow-mixed-env let several through. */
+static void put_env(FILE *out, const char *key, const struct strlist *l)
+{
+	char list[256];
+
+	report_join(l, ", ", list, sizeof(list));
+	if (l->nr > 1)
+		putf(out, INDENT, "%s: MIXED (%s): numbers across them are "
+		     "not comparable", key, list);
+	else
+		putf(out, INDENT, "%s: %s", key, list);
+}
+
 static void put_clock(FILE *out, const struct report *r)
 {
 	char list[256];
@@ -89,8 +102,7 @@ static void put_clock(FILE *out, const struct report *r)
 		     "sleep=off: time counts guest instructions)");
 	else
 		putf(out, INDENT, "clock: %s", list);
-	report_join(&r->env.accels, ", ", list, sizeof(list));
-	putf(out, INDENT, "accel: %s", list);
+	put_env(out, "accel", &r->env.accels);
 	if (r->tcg) {
 		fputs("*** accel=tcg: QEMU emulated the CPU in software. "
 		      "These are NOT\n*** hardware numbers; compare the "
@@ -98,28 +110,57 @@ static void put_clock(FILE *out, const struct report *r)
 	}
 }
 
+/*
+ * The command, broken at spaces with shell continuations, so it can be
+ * pasted back from a 72-column cover letter and still run.
+ */
+static void put_command(FILE *out, const char *cmd)
+{
+	size_t width = W - 2, len = strlen(cmd), brk;
+	const char *lead = "";
+
+	while (len > width) {
+		for (brk = width; brk > 0 && cmd[brk] != ' '; brk--)
+			;
+		if (!brk)	/* one word longer than a line: let it be */
+			brk = strcspn(cmd, " ");
+		if (brk >= len)
+			break;
+		fprintf(out, "%s%.*s \\\n", lead, (int)brk, cmd);
+		cmd += brk + 1;
+		len -= brk + 1;
+		lead = "    ";
+		width = W - 2 - 4;
+	}
+	fprintf(out, "%s%s\n", lead, cmd);
+}
+
 static void put_header(FILE *out, const struct report *r)
 {
-	char list[2048], n[48], letter[8];
+	char list[2048], n[96], letter[8];
 	int label_w = 0;
 	size_t c;
 
 	putf(out, INDENT, "abtool compare: %zu trials, %zu cells, %zu configs "
 	     "(by %s)", r->nr_trials, r->nr_cells, r->nr_columns,
 	     report_by_name(r->by));
+	if (r->command) {
+		fputs("regenerate with:\n", out);
+		put_command(out, r->command);
+	}
 	report_join(&r->files, ", ", list, sizeof(list));
 	putf(out, INDENT, "inputs: %s", list);
 	put_clock(out, r);
 	report_join(&r->env.kernels, ", ", list, sizeof(list));
 	putf(out, INDENT, "kernels: %s", *list ? list : "unknown");
-	report_join(&r->env.flavors, ", ", list, sizeof(list));
-	putf(out, INDENT, "flavor: %s", list);
+	put_env(out, "flavor", &r->env.flavors);
 	report_join(&r->env.hosts, ", ", list, sizeof(list));
 	putf(out, INDENT, "host: %s", list);
 	if (*r->env.date_first)
 		putf(out, INDENT, "dates: %s .. %s", r->env.date_first,
 		     r->env.date_last);
-	fprintf(out, "configs (n = trials per cell):\n");
+	fprintf(out, "configs (n = trials per cell = boots x trials per "
+		"boot):\n");
 	for (c = 0; c < r->nr_columns; c++)
 		label_w = imax(label_w, (int)strlen(r->columns[c].label));
 	if (label_w > 40)
@@ -128,13 +169,18 @@ static void put_header(FILE *out, const struct report *r)
 		const struct report_column *col = &r->columns[c];
 
 		report_column_letter(c, letter, sizeof(letter));
-		report_fmt_n(col->n_min, col->n_max, n, sizeof(n));
+		report_fmt_n_boots(col, n, sizeof(n));
 		putf(out, 8, "  %-2s %-*s  n=%s%s", letter, label_w,
 		     col->label, n, c ? "" : "  (baseline)");
 	}
 	putf(out, INDENT, "statistics: median +-spread (half the IQR, %% of "
 	     "the median); delta of the medians vs A where a two-sided "
-	     "Mann-Whitney U test gives p < %g, else ~", r->alpha);
+	     "Mann-Whitney U test (exact, ties at mid-ranks) gives p < %g "
+	     "after a Benjamini-Hochberg adjustment over the comparisons of "
+	     "the table (false discovery rate %g), else ~; geomean: "
+	     "geometric mean over the cells of the ratios of the medians to "
+	     "A's%s", r->alpha, r->alpha, r->show_ci ? "" :
+	     "; -f markdown or --ci show each change's confidence interval");
 }
 
 /* The strings of one entry, as printed. */
@@ -157,6 +203,19 @@ static void entry_text(const struct report_entry *e, struct text_entry *t)
 	report_fmt_delta(e, t->delta, sizeof(t->delta));
 }
 
+#define GEOMEAN	"geomean"
+
+/* The geomean row's strings: only a change, in the delta field. */
+static void geomean_text(const struct report_metric *m, size_t c,
+			 struct text_entry *t)
+{
+	t->val[0] = t->spr[0] = '\0';
+	if (c)
+		report_fmt_pct(m->geomean_pct[c], t->delta, sizeof(t->delta));
+	else
+		t->delta[0] = '\0';
+}
+
 /* Widths of the fields of one config's group. */
 struct group {
 	char head[256];
@@ -172,10 +231,16 @@ static void measure(const struct report *r, const struct report_metric *m,
 	*cell_w = (int)strlen("cell");
 	for (c = 0; c < r->nr_columns; c++)
 		g[c].val = g[c].spr = g[c].delta = 0;
-	for (i = 0; i < r->nr_cells; i++) {
-		*cell_w = imax(*cell_w, (int)strlen(r->cells[i].label));
+	for (i = 0; i <= r->nr_cells; i++) {
+		const char *label = i < r->nr_cells ? r->cells[i].label :
+				    GEOMEAN;
+
+		*cell_w = imax(*cell_w, (int)strlen(label));
 		for (c = 0; c < r->nr_columns; c++) {
-			entry_text(report_entry(r, m, i, c), &t);
+			if (i < r->nr_cells)
+				entry_text(report_entry(r, m, i, c), &t);
+			else
+				geomean_text(m, c, &t);
 			g[c].val = imax(g[c].val, (int)strlen(t.val));
 			g[c].spr = imax(g[c].spr, (int)strlen(t.spr));
 			g[c].delta = imax(g[c].delta, (int)strlen(t.delta));
@@ -244,10 +309,16 @@ static void put_grid(FILE *out, const struct report *r,
 	for (c = 0; c < r->nr_columns; c++)
 		fprintf(out, "%*s%*s", GAP, "", g[c].width, g[c].head);
 	fputc('\n', out);
-	for (i = 0; i < r->nr_cells; i++) {
-		fprintf(out, "%-*s", cell_w, r->cells[i].label);
+	for (i = 0; i <= r->nr_cells; i++) {
+		if (i == r->nr_cells && r->nr_columns < 2)
+			break;	/* no ratios without a second config */
+		fprintf(out, "%-*s", cell_w,
+			i < r->nr_cells ? r->cells[i].label : GEOMEAN);
 		for (c = 0; c < r->nr_columns; c++) {
-			entry_text(report_entry(r, m, i, c), &t);
+			if (i < r->nr_cells)
+				entry_text(report_entry(r, m, i, c), &t);
+			else
+				geomean_text(m, c, &t);
 			grid_field(&g[c], &t, c, style, field, sizeof(field));
 			fprintf(out, "%*s%*s", GAP, "", g[c].width, field);
 		}
@@ -266,10 +337,27 @@ static void fmt_p(const struct report_entry *e, char *buf, size_t len)
 {
 	if (e->verdict == REPORT_BASELINE || e->verdict == REPORT_NO_DATA)
 		buf[0] = '\0';
-	else if (e->mwu.p < 0.001)
-		snprintf(buf, len, "p<0.001");
+	else if (e->q < 0.001)
+		snprintf(buf, len, "q<0.001");
 	else
-		snprintf(buf, len, "p=%.3f", e->mwu.p);
+		snprintf(buf, len, "q=%.3f", e->q);
+}
+
+/* The geomean row as a block: one line per non-baseline config. */
+static void put_geomean_block(FILE *out, const struct report *r,
+			      const struct report_metric *m, int let_w)
+{
+	char letter[8], pct[32];
+	size_t c;
+
+	if (r->nr_columns < 2)
+		return;
+	fprintf(out, "%s (change vs A)\n", GEOMEAN);
+	for (c = 1; c < r->nr_columns; c++) {
+		report_column_letter(c, letter, sizeof(letter));
+		report_fmt_pct(m->geomean_pct[c], pct, sizeof(pct));
+		fprintf(out, "  %-*s%*s%s\n", let_w, letter, GAP, "", pct);
+	}
 }
 
 /* One block per cell, one line per config: fits any number of configs. */
@@ -315,6 +403,7 @@ static void put_blocks(FILE *out, const struct report *r,
 					t.spr);
 		}
 	}
+	put_geomean_block(out, r, m, let_w);
 }
 
 static void put_title(FILE *out, const struct report_metric *m)
@@ -328,6 +417,97 @@ static void put_title(FILE *out, const struct report_metric *m)
 	else
 		putf(out, INDENT, "%s: unknown metric, lower is better",
 		     mi->name);
+}
+
+/* Widest CI text of column @c (c >= 1), at least its letter's. */
+static int ci_width(const struct report *r, const struct report_metric *m,
+		    size_t c)
+{
+	char buf[64];
+	int w;
+	size_t i;
+
+	report_column_letter(c, buf, sizeof(buf));
+	w = (int)strlen(buf);
+	for (i = 0; i < r->nr_cells; i++) {
+		report_fmt_ci(report_entry(r, m, i, c), buf, sizeof(buf));
+		w = imax(w, (int)strlen(buf));
+	}
+	return w;
+}
+
+static void put_ci_grid(FILE *out, const struct report *r,
+			const struct report_metric *m, const int *w, int cell_w)
+{
+	char buf[64];
+	size_t i, c;
+
+	fprintf(out, "%-*s", cell_w, "cell");
+	for (c = 1; c < r->nr_columns; c++) {
+		report_column_letter(c, buf, sizeof(buf));
+		fprintf(out, "%*s%*s", GAP, "", w[c], buf);
+	}
+	fputc('\n', out);
+	for (i = 0; i < r->nr_cells; i++) {
+		fprintf(out, "%-*s", cell_w, r->cells[i].label);
+		for (c = 1; c < r->nr_columns; c++) {
+			report_fmt_ci(report_entry(r, m, i, c), buf,
+				      sizeof(buf));
+			fprintf(out, "%*s%*s", GAP, "", w[c], buf);
+		}
+		fputc('\n', out);
+	}
+}
+
+static void put_ci_blocks(FILE *out, const struct report *r,
+			  const struct report_metric *m)
+{
+	char letter[8], buf[64];
+	size_t i, c;
+
+	for (i = 0; i < r->nr_cells; i++) {
+		put_wrapped(out, r->cells[i].label, INDENT);
+		for (c = 1; c < r->nr_columns; c++) {
+			report_column_letter(c, letter, sizeof(letter));
+			report_fmt_ci(report_entry(r, m, i, c), buf,
+				      sizeof(buf));
+			fprintf(out, "  %-2s%*s%s\n", letter, GAP, "", buf);
+		}
+	}
+}
+
+/*
+ * --ci: under a table, the confidence interval of each change.  Opt-in:
+ * a cover letter quotes the table, and the interval matters for the
+ * cells a claim rests on; markdown, CSV and JSON always carry it.
+ */
+static int put_ci_table(FILE *out, const struct report *r,
+			const struct report_metric *m)
+{
+	int *w = calloc(r->nr_columns, sizeof(*w)), cell_w, total;
+	char levels[32];
+	size_t i, c;
+
+	if (!w)
+		return -ENOMEM;
+	report_fmt_levels(m, levels, sizeof(levels));
+	fputc('\n', out);
+	putf(out, INDENT, "%s: change vs A, %s confidence interval of the "
+	     "Hodges-Lehmann shift, %% of A's median", m->info.name, levels);
+	cell_w = (int)strlen("cell");
+	for (i = 0; i < r->nr_cells; i++)
+		cell_w = imax(cell_w, (int)strlen(r->cells[i].label));
+	total = cell_w;
+	for (c = 1; c < r->nr_columns; c++) {
+		w[c] = ci_width(r, m, c);
+		total += GAP + w[c];
+	}
+	if (total <= W)
+		put_ci_grid(out, r, m, w, cell_w);
+	else
+		put_ci_blocks(out, r, m);
+	free(w);
+	return 0;
 }
 
 static int put_table(FILE *out, const struct report *r,
@@ -355,6 +535,8 @@ static int put_table(FILE *out, const struct report *r,
 		     "trial of the other; run at least %zu per config",
 		     r->alpha, report_min_trials(r->alpha));
 	free(g);
+	if (r->show_ci && r->nr_columns > 1)
+		return put_ci_table(out, r, m);
 	return 0;
 }
 

@@ -204,6 +204,9 @@ static void check_text_width(struct __test_metadata *_metadata,
 	make_set(&set, nr_configs, 5, &icount_tcg);
 	report_opts_init(&opts);
 	opts.all_metrics = true;
+	opts.show_ci = true;	/* the CI tables must fit too */
+	opts.command = "abtool compare --ci -m all a-rather-long-file-name-"
+		       "of-trials-from-a-full-run.jsonl another-one.jsonl";
 	r = build(_metadata, &set, &opts);
 	ASSERT_NE(NULL, r);
 	text = emit(r, "text");
@@ -334,7 +337,7 @@ TEST(n_too_small_is_a_footnote)
 						 16, 1);
 	struct trial_set set;
 	struct report *r;
-	char *text, *md;
+	char *text, *md, line[256];
 
 	trial_set_init(&set);
 	add_trials(&set, "base", "copy", &cell, 3, 9000, 1.0, &wall_kvm);
@@ -351,7 +354,11 @@ TEST(n_too_small_is_a_footnote)
 	EXPECT_NE(NULL, strstr(text, "~*"));
 	EXPECT_NE(NULL, strstr(text, "n too small"));
 	EXPECT_NE(NULL, strstr(md, "n too small"));
-	EXPECT_EQ(NULL, strstr(text, "+50.0%"));
+	/* no delta in the cell's row (the geomean row is descriptive) */
+	ASSERT_NE(NULL, line_starting(text, "null write 64K qd16"));
+	copy_line(line_starting(text, "null write 64K qd16"), line,
+		  sizeof(line));
+	EXPECT_EQ(NULL, strstr(line, "+50.0%")) TH_LOG("%s", line);
 	expect_fits(_metadata, text, 72);
 	free(text);
 	free(md);
@@ -377,8 +384,10 @@ TEST(header_states_n_clock_and_tcg)
 	md = emit(r, "markdown");
 	ASSERT_NE(NULL, text);
 	ASSERT_NE(NULL, md);
-	EXPECT_NE(NULL, strstr(text, "n=5..6")) TH_LOG("%s", text);
-	EXPECT_NE(NULL, strstr(text, "n=5\n")) TH_LOG("%s", text);
+	EXPECT_NE(NULL, strstr(text, "n=5..6 (1 boot x 5..6 trials)"))
+		TH_LOG("%s", text);
+	EXPECT_NE(NULL, strstr(text, "n=5 (1 boot x 5 trials)\n"))
+		TH_LOG("%s", text);
 	EXPECT_NE(NULL, line_starting(text, "clock: icount"));
 	EXPECT_NE(NULL, strstr(text, "NOT\n*** hardware numbers"));
 	EXPECT_NE(NULL, line_starting(text, "kernels: base 6.12.118"));
@@ -388,7 +397,7 @@ TEST(header_states_n_clock_and_tcg)
 		"dates: 2026-12-03T10:00:00Z .. 2026-12-03T10:04:00Z"));
 	EXPECT_NE(NULL, strstr(md, "**clock:** icount"));
 	EXPECT_NE(NULL, strstr(md, "NOT hardware numbers"));
-	EXPECT_NE(NULL, strstr(md, "| 5..6 |"));
+	EXPECT_NE(NULL, strstr(md, "| 5..6 (1 boot x 5..6 trials) |"));
 	free(text);
 	free(md);
 	report_free(r);
@@ -425,6 +434,10 @@ TEST(mixed_clocks_are_refused_unless_allowed)
 	EXPECT_NE(NULL, strstr(err, "--allow-mixed-clock")) TH_LOG("%s", err);
 
 	opts.allow_mixed_clock = true;
+	/* the two also differ in accel (tcg, kvm) */
+	EXPECT_EQ(-EINVAL, report_build(&set, &opts, &r, err, sizeof(err)));
+	EXPECT_NE(NULL, strstr(err, "mixed accels")) TH_LOG("%s", err);
+	opts.allow_mixed_env = true;
 	r = build(_metadata, &set, &opts);
 	ASSERT_NE(NULL, r);
 	EXPECT_TRUE(r->mixed_clock);
@@ -433,6 +446,92 @@ TEST(mixed_clocks_are_refused_unless_allowed)
 	EXPECT_NE(NULL, line_starting(text, "clock: MIXED"));
 	free(text);
 	report_free(r);
+	trial_set_release(&set);
+}
+
+/* Same clock, but emulated vs real CPU, or debug vs perf kernels. */
+TEST(mixed_accel_or_flavor_is_refused)
+{
+	const struct trial_cell cell = make_cell("null", 1, "read", 4096, 1, 1);
+	static const struct env icount_kvm = { "icount", "kvm", "6.12.118" };
+	struct report_opts opts;
+	struct trial_set set;
+	struct report *r;
+	char err[512], *text;
+
+	trial_set_init(&set);
+	add_trials(&set, "base", "copy", &cell, 5, 1000, 1, &icount_tcg);
+	add_trials(&set, "fused", "fused", &cell, 5, 1000, 1, &icount_kvm);
+	report_opts_init(&opts);
+	EXPECT_EQ(-EINVAL, report_build(&set, &opts, &r, err, sizeof(err)));
+	EXPECT_NE(NULL, strstr(err, "mixed accels: tcg")) TH_LOG("%s", err);
+	EXPECT_NE(NULL, strstr(err, "--allow-mixed-env")) TH_LOG("%s", err);
+	trial_set_release(&set);
+
+	trial_set_init(&set);
+	add_trials(&set, "base", "copy", &cell, 5, 1000, 1, &icount_tcg);
+	add_trials(&set, "fused", "fused", &cell, 5, 1000, 1, &icount_tcg);
+	strcpy(set.trials[7].flavor, "debug");
+	EXPECT_EQ(-EINVAL, report_build(&set, &opts, &r, err, sizeof(err)));
+	EXPECT_NE(NULL, strstr(err, "mixed flavors: perf")) TH_LOG("%s", err);
+	opts.allow_mixed_env = true;
+	r = build(_metadata, &set, &opts);
+	ASSERT_NE(NULL, r);
+	text = emit(r, "text");
+	ASSERT_NE(NULL, text);
+	EXPECT_NE(NULL, line_starting(text, "flavor: MIXED (perf, debug)"))
+		TH_LOG("%s", text);
+	free(text);
+	report_free(r);
+	trial_set_release(&set);
+}
+
+/* --configs selects and orders; unknown names list the known ones. */
+TEST(configs_select_and_order)
+{
+	const char *pick[] = { "fused/fused", "base/copy" };
+	const char *unknown[] = { "base/copy", "nope/nope" };
+	const char *twice[] = { "base/copy", "base/copy" };
+	struct report_opts opts;
+	struct trial_set set;
+	struct report *r;
+	char err[512];
+
+	make_set(&set, 4, 5, &icount_tcg);
+	report_opts_init(&opts);
+	opts.configs = pick;
+	opts.nr_configs = N(pick);
+	r = build(_metadata, &set, &opts);
+	ASSERT_NE(NULL, r);
+	ASSERT_EQ(2, r->nr_columns);
+	EXPECT_STREQ("fused/fused", r->columns[0].label);	/* baseline */
+	EXPECT_STREQ("base/copy", r->columns[1].label);
+	EXPECT_EQ(40, r->nr_trials);
+	report_free(r);
+
+	opts.baseline = "base/copy";
+	r = build(_metadata, &set, &opts);
+	ASSERT_NE(NULL, r);
+	EXPECT_STREQ("base/copy", r->columns[0].label);
+	EXPECT_STREQ("fused/fused", r->columns[1].label);
+	report_free(r);
+
+	opts.baseline = "splice-rsrc/splice";	/* not selected */
+	EXPECT_EQ(-EINVAL, report_build(&set, &opts, &r, err, sizeof(err)));
+	EXPECT_NE(NULL, strstr(err, "baseline 'splice-rsrc/splice'"));
+
+	report_opts_init(&opts);
+	opts.configs = unknown;
+	opts.nr_configs = N(unknown);
+	EXPECT_EQ(-EINVAL, report_build(&set, &opts, &r, err, sizeof(err)));
+	EXPECT_NE(NULL, strstr(err, "unknown config 'nope/nope' (configs: "
+			       "base/copy, base/user_copy, "
+			       "splice-rsrc/splice, fused/fused)"))
+		TH_LOG("%s", err);
+	opts.configs = twice;
+	opts.nr_configs = N(twice);
+	EXPECT_EQ(-EINVAL, report_build(&set, &opts, &r, err, sizeof(err)));
+	EXPECT_NE(NULL, strstr(err, "listed twice")) TH_LOG("%s", err);
 	trial_set_release(&set);
 }
 
@@ -589,14 +688,16 @@ TEST(csv_is_well_formed)
 	ASSERT_NE(NULL, csv);
 	p = csv;
 	header = csv_fields(&p);
-	EXPECT_EQ(33, header);
+	EXPECT_EQ(42, header);
 	EXPECT_EQ(0, strncmp(csv, "metric,unit,", 12));
 	while (*p) {
 		n = csv_fields(&p);
 		EXPECT_EQ(header, n);
 		rows++;
 	}
-	EXPECT_EQ(r->nr_metrics * r->nr_cells * r->nr_columns, rows);
+	/* a row per entry, then a geomean row per non-baseline config */
+	EXPECT_EQ(r->nr_metrics * (r->nr_cells * r->nr_columns +
+				   r->nr_columns - 1), rows);
 	EXPECT_NE(NULL, strstr(csv, "\"we\"\"ird,variant/copy\""));
 	EXPECT_NE(NULL, strstr(csv, ",icount,tcg,"));
 	free(csv);
@@ -723,6 +824,129 @@ TEST(json_parses_back)
 	trial_set_release(&set);
 }
 
+/*
+ * One cell where B beats A in every trial, five where they are equal, 4
+ * trials a side: the raw p of the first is the 4 vs 4 minimum 2/70, but
+ * over the table's 6 comparisons Benjamini-Hochberg makes it 6 * 2/70 =
+ * 0.17, so the table must say "~" there.
+ */
+TEST(multiple_comparisons_are_controlled)
+{
+	struct trial_cell cell;
+	struct trial_set set;
+	const struct report_entry *e;
+	struct report *r;
+	char *text, *md;
+	int k;
+
+	trial_set_init(&set);
+	for (k = 0; k < 6; k++) {
+		cell = make_cell("null", 1, "randread", 4096u << k, 16, 1);
+		add_trials(&set, "base", "copy", &cell, 4, 1000, 1.0,
+			   &icount_tcg);
+		add_trials(&set, "fused", "fused", &cell, 4, 1000,
+			   k ? 1.0 : 1.5, &icount_tcg);
+	}
+	r = build(_metadata, &set, NULL);
+	ASSERT_NE(NULL, r);
+	e = report_entry(r, &r->metrics[0], 0, 1);
+	EXPECT_TRUE(fabs(e->mwu.p - 2.0 / 70) < 1e-12);
+	EXPECT_TRUE(fabs(e->q - 6 * 2.0 / 70) < 1e-12) TH_LOG("q=%g", e->q);
+	EXPECT_EQ(REPORT_NOT_SIGNIFICANT, e->verdict);
+	EXPECT_EQ(6, r->metrics[0].nr_tests);
+	text = emit(r, "text");
+	md = emit(r, "markdown");
+	ASSERT_NE(NULL, text);
+	ASSERT_NE(NULL, md);
+	EXPECT_EQ(NULL, strstr(text, "+50.0%  ")) TH_LOG("%s", text);
+	EXPECT_NE(NULL, strstr(text, "Benjamini-Hochberg"));
+	EXPECT_NE(NULL, strstr(md, "q=0.171")) TH_LOG("%s", md);
+	EXPECT_NE(NULL, strstr(md, "Benjamini-Hochberg over the 6 comparisons"));
+	free(text);
+	free(md);
+	report_free(r);
+	trial_set_release(&set);
+}
+
+/*
+ * Uncertainty per cell: the Hodges-Lehmann CI (5 vs 5: exact level
+ * 1 - 2 * 3/252 = 61/63, see tests/ref/mwu_ref.py) in every format, a
+ * geomean row, tenths where the spread rounds to 0%.
+ */
+TEST(uncertainty_in_every_format)
+{
+	struct json_object *root, *m, *e, *g;
+	struct trial_set set;
+	struct report_opts opts;
+	const struct report_entry *en;
+	struct report *r;
+	char *text, *md, *csv, *js;
+
+	make_set(&set, 3, 5, &icount_tcg);
+	report_opts_init(&opts);
+	opts.show_ci = true;
+	r = build(_metadata, &set, &opts);
+	ASSERT_NE(NULL, r);
+	en = report_entry(r, &r->metrics[0], 0, 2);	/* 1.2x: +20% */
+	EXPECT_TRUE(fabs(en->hl.level - 61.0 / 63) < 1e-12);
+	EXPECT_TRUE(en->ci_lo_pct < 20 && en->ci_hi_pct > 20)
+		TH_LOG("%g..%g", en->ci_lo_pct, en->ci_hi_pct);
+	EXPECT_TRUE(fabs(r->metrics[0].geomean_pct[2] - 20) < 1e-9);
+	text = emit(r, "text");
+	md = emit(r, "markdown");
+	csv = emit(r, "csv");
+	js = emit(r, "json");
+	ASSERT_NE(NULL, text);
+	ASSERT_NE(NULL, md);
+	ASSERT_NE(NULL, csv);
+	ASSERT_NE(NULL, js);
+	expect_fits(_metadata, text, 72);
+	EXPECT_NE(NULL, line_starting(text, "geomean ")) TH_LOG("%s", text);
+	EXPECT_NE(NULL, strstr(text, "iops: change vs A, 96.8% confidence "
+			       "interval")) TH_LOG("%s", text);
+	EXPECT_NE(NULL, strstr(text, "  +18.5..+21.4\n")) TH_LOG("%s", text);
+	/* jitter spreads by +-0.4%: one decimal, not "+-0%" */
+	EXPECT_NE(NULL, strstr(text, "60.12k +-0.4%")) TH_LOG("%s", text);
+	EXPECT_NE(NULL, strstr(md, "| *geomean* |"));
+	EXPECT_NE(NULL, strstr(md, "+20.0% (4 cells)"));
+	EXPECT_NE(NULL, strstr(md, ", n=5 |"));
+	EXPECT_NE(NULL, strstr(md, "CI: 96.8%"));
+	EXPECT_NE(NULL, strstr(csv, ",q_value,p_adjust,hl_shift_pct,"));
+	EXPECT_NE(NULL, strstr(csv, ",geomean,"));
+	root = json_tokener_parse(js);
+	ASSERT_NE(NULL, root);
+	m = json_object_array_get_idx(get(root, "metrics"), 0);
+	e = json_object_array_get_idx(get(json_object_array_get_idx(
+		get(m, "rows"), 0), "configs"), 2);
+	EXPECT_TRUE(fabs(json_object_get_double(get(e, "ci_level")) -
+			 61.0 / 63) < 1e-12);
+	EXPECT_TRUE(json_object_get_double(get(e, "q_value")) < 0.05);
+	g = json_object_array_get_idx(get(m, "geomean"), 1);
+	EXPECT_TRUE(fabs(json_object_get_double(get(g, "delta_pct")) - 20) <
+		    1e-9);
+	json_object_put(root);
+	free(text);
+	free(md);
+	free(csv);
+	free(js);
+	report_free(r);
+	trial_set_release(&set);
+}
+
+TEST(spread_tenths)
+{
+	char buf[16];
+
+	report_fmt_spread(0.3, buf, sizeof(buf));
+	EXPECT_STREQ("0.3%", buf);
+	report_fmt_spread(0.01, buf, sizeof(buf));
+	EXPECT_STREQ("0.0%", buf);
+	report_fmt_spread(0, buf, sizeof(buf));
+	EXPECT_STREQ("0%", buf);
+	report_fmt_spread(2.4, buf, sizeof(buf));
+	EXPECT_STREQ("2%", buf);
+}
+
 /* ---- the command ---- */
 
 static char *write_trials(const struct trial_set *set)
@@ -845,6 +1069,17 @@ TEST(compare_command_line)
 			   "kernel");
 	expect_usage_error(_metadata, (const char *[]){ input, "-m", NULL },
 			   "-m needs an argument");
+	/* an unknown letter inside a cluster is named, not the word before */
+	expect_usage_error(_metadata, (const char *[]){ "-xq", input, NULL },
+			   "unknown option '-x'");
+	expect_usage_error(_metadata, (const char *[]){ "--configs", ",",
+							input, NULL },
+			   "bad config list");
+	EXPECT_EQ(1, run_compare((const char *[]){ "--configs", "a/b", input,
+						   NULL }));
+	EXPECT_NE(NULL, strstr(stderr_text, "unknown config 'a/b' (configs: "
+			       "base/copy, base/user_copy)"))
+		TH_LOG("%s", stderr_text);
 	EXPECT_EQ(1, run_compare((const char *[]){ "/nonexistent.json",
 						   NULL }));
 	EXPECT_NE(NULL, strstr(stderr_text, "/nonexistent.json: "));
@@ -859,7 +1094,7 @@ TEST(compare_command_line)
 	EXPECT_EQ(0, run_compare((const char *[]){ "--outdir", sub,
 						   "--by", "file",
 						   "--alpha", "0.01", input,
-						   input, NULL }));
+						   NULL }));
 	EXPECT_TRUE(exists(sub, "report.txt"));
 	EXPECT_TRUE(exists(sub, "report.md"));
 	EXPECT_TRUE(exists(sub, "report.csv"));
@@ -867,6 +1102,121 @@ TEST(compare_command_line)
 	remove_tree(dir);
 	unlink(input);
 	trial_set_release(&set);
+}
+
+/* A file given twice would double n: same path, a link, or a copy. */
+TEST(compare_refuses_duplicate_inputs)
+{
+	char dir[] = "/tmp/abtool-test-dup-XXXXXX", link[128], copy[128];
+	char other[128], out[128], cmd[512];
+	struct trial_set set;
+	char *input, *text;
+	FILE *f;
+
+	make_set(&set, 2, 5, &icount_tcg);
+	input = write_trials(&set);
+	ASSERT_NE(NULL, input);
+	ASSERT_NE(NULL, mkdtemp(dir));
+	snprintf(link, sizeof(link), "%s/link.jsonl", dir);
+	snprintf(copy, sizeof(copy), "%s/copy.jsonl", dir);
+	snprintf(other, sizeof(other), "%s/other.jsonl", dir);
+	snprintf(out, sizeof(out), "%s/report.txt", dir);
+	ASSERT_EQ(0, symlink(input, link));
+	snprintf(cmd, sizeof(cmd), "cp %s %s", input, copy);
+	ASSERT_EQ(0, system(cmd));
+
+	EXPECT_EQ(1, run_compare((const char *[]){ input, input, NULL }));
+	EXPECT_NE(NULL, strstr(stderr_text, "are the same file"))
+		TH_LOG("%s", stderr_text);
+	EXPECT_EQ(1, run_compare((const char *[]){ input, link, NULL }));
+	EXPECT_NE(NULL, strstr(stderr_text, "are the same file"));
+	EXPECT_EQ(1, run_compare((const char *[]){ copy, input, NULL }));
+	EXPECT_NE(NULL, strstr(stderr_text, "have the same content"));
+	EXPECT_NE(NULL, strstr(stderr_text, "would count twice"));
+	EXPECT_EQ(1, run_compare((const char *[]){ "-", "-", NULL }));
+	EXPECT_NE(NULL, strstr(stderr_text, "(-) is given twice"));
+
+	/* different trials of the same configs: pooled, n adds up */
+	trial_set_release(&set);
+	make_set(&set, 2, 3, &icount_tcg);
+	f = fopen(other, "w");
+	ASSERT_NE(NULL, f);
+	for (size_t k = 0; k < set.nr; k++) {
+		set.trials[k].boot = 1;
+		results_write_trial(f, &set.trials[k]);
+	}
+	fclose(f);
+	EXPECT_EQ(0, run_compare((const char *[]){ "-o", out, input, other,
+						   NULL }))
+		TH_LOG("%s", stderr_text);
+	f = fopen(out, "r");
+	ASSERT_NE(NULL, f);
+	text = calloc(1, 65536);
+	ASSERT_NE(NULL, text);
+	fread(text, 1, 65535, f);
+	fclose(f);
+	EXPECT_NE(NULL, strstr(text, "n=8 (2 boots x 3..5 trials)"))
+		TH_LOG("%s", text);
+	/* the header says how to regenerate it */
+	snprintf(cmd, sizeof(cmd), "regenerate with:\nabtool compare -o %s",
+		 out);
+	EXPECT_NE(NULL, strstr(text, cmd)) TH_LOG("%s", text);
+	free(text);
+	remove_tree(dir);
+	unlink(input);
+	trial_set_release(&set);
+}
+
+/* The text of DIR/NAME (malloc'd), or NULL. */
+static char *slurp(const char *dir, const char *name)
+{
+	char path[512], *buf;
+	size_t got;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "r");
+	if (!f)
+		return NULL;
+	buf = calloc(1, 1 << 16);
+	got = buf ? fread(buf, 1, (1 << 16) - 1, f) : 0;
+	(void)got;
+	fclose(f);
+	return buf;
+}
+
+/*
+ * The forest plot: one series per non-baseline config with the HL shift
+ * and CI of every cell, cells as y tics, zero always on the x axis.
+ */
+static void check_forest(struct __test_metadata *_metadata,
+			 const struct report *r, const char *dir)
+{
+	const struct report_entry *e = report_entry(r, &r->metrics[0], 0, 2);
+	char *dat = slurp(dir, "iops-change.dat");
+	char *gp = slurp(dir, "iops-change.gp");
+	char want[128], num[3][40];
+
+	ASSERT_NE(NULL, dat);
+	ASSERT_NE(NULL, gp);
+	if (plot_have_gnuplot()) {
+		EXPECT_TRUE(exists(dir, "iops-change.svg"));
+		EXPECT_TRUE(exists(dir, "iops-change.png"));
+	}
+	report_fmt_number(e->shift_pct, num[0], sizeof(num[0]));
+	report_fmt_number(e->ci_lo_pct, num[1], sizeof(num[1]));
+	report_fmt_number(e->ci_hi_pct, num[2], sizeof(num[2]));
+	snprintf(want, sizeof(want), " %s %s %s\n", num[0], num[1], num[2]);
+	EXPECT_NE(NULL, strstr(dat, want)) TH_LOG("%s in %s", want, dat);
+	EXPECT_NE(NULL, strstr(dat, "# splice-rsrc/splice\n"));
+	EXPECT_NE(NULL, strstr(gp, "with xerrorbars"));
+	EXPECT_NE(NULL, strstr(gp, "index 1 using 2:1:3:4"));
+	EXPECT_NE(NULL, strstr(gp, "\"null randread 4K qd16\" 4,"));
+	EXPECT_NE(NULL, strstr(gp, "set xrange [*<0:0<*]"));
+	EXPECT_NE(NULL, strstr(gp, "set arrow 1 from 0, graph 0 to 0"));
+	EXPECT_NE(NULL, strstr(gp, "96.8% confidence interval")) TH_LOG("%s", gp);
+	free(dat);
+	free(gp);
 }
 
 TEST(plots)
@@ -892,6 +1242,7 @@ TEST(plots)
 	}
 	EXPECT_TRUE(exists(dir, "iops.gp"));
 	EXPECT_TRUE(exists(dir, "iops.dat"));
+	check_forest(_metadata, r, dir);
 
 	/* without gnuplot: scripts and data still, and a clear message */
 	path = getenv("PATH") ? strdup(getenv("PATH")) : NULL;

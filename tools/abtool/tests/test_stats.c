@@ -9,6 +9,8 @@
 
 #include "kselftest_harness.h"
 
+#include "hodges_lehmann.h"
+#include "multcomp.h"
 #include "stats.h"
 
 #define N(a)	(sizeof(a) / sizeof((a)[0]))
@@ -112,11 +114,27 @@ TEST(summary_degenerate)
 	EXPECT_TRUE(isnan(stats_spread_pct(&s)));	/* % of 0 */
 }
 
+/*
+ * /usr/bin/python3 -c 'import math; print(repr(math.exp((math.log(2) + math.log(0.5) + math.log(1.21)) / 3)))'
+ * 1.0656022367666107
+ */
+TEST(geomean_of_ratios)
+{
+	static const double r[] = { 2, 0.5, 1.21, 0, NAN };
+	size_t used;
+
+	EXPECT_NEAR(1.0656022367666107, stats_geomean(r, N(r), &used));
+	EXPECT_EQ(3, used);
+	EXPECT_NEAR(1, stats_geomean(r, 2, NULL));	/* x2 and /2 cancel */
+	EXPECT_TRUE(isnan(stats_geomean(r + 3, 2, &used)));
+	EXPECT_EQ(0, used);
+}
+
 /* ---- Mann-Whitney U: scipy.stats.mannwhitneyu ---- */
 
 struct mwu_ref {
 	double u1;		/* scipy's statistic: U of x */
-	double p_exact;		/* method="exact"; NaN: we refuse (ties) */
+	double p_exact;		/* exact, ties counted (mid-ranks) */
 	double p_asymptotic;	/* method="asymptotic", use_continuity=True */
 	bool auto_exact;	/* what STATS_MWU_AUTO should pick */
 };
@@ -134,15 +152,9 @@ static void check_mwu(struct __test_metadata *_metadata,
 	EXPECT_FALSE(r.exact);
 	EXPECT_NEAR(ref->p_asymptotic, r.p);
 
-	if (isnan(ref->p_exact)) {
-		EXPECT_EQ(-EINVAL, stats_mann_whitney(x, nx, y, ny,
-						      STATS_MWU_EXACT, &r));
-	} else {
-		ASSERT_EQ(0, stats_mann_whitney(x, nx, y, ny, STATS_MWU_EXACT,
-						&r));
-		EXPECT_TRUE(r.exact);
-		EXPECT_NEAR(ref->p_exact, r.p);
-	}
+	ASSERT_EQ(0, stats_mann_whitney(x, nx, y, ny, STATS_MWU_EXACT, &r));
+	EXPECT_TRUE(r.exact);
+	EXPECT_NEAR(ref->p_exact, r.p);
 
 	ASSERT_EQ(0, stats_mann_whitney(x, nx, y, ny, STATS_MWU_AUTO, &r));
 	EXPECT_EQ(ref->auto_exact, r.exact);
@@ -160,14 +172,15 @@ static void check_mwu(struct __test_metadata *_metadata,
  * exact 6.0 0.2222222222222222
  * asymptotic 6.0 0.19882894401644247
  *
- * scipy's "exact" ignores the ties; we refuse it and use the normal
- * approximation with tie correction instead.
+ * scipy's "exact" ignores the ties (0.222 is the no-tie distribution's
+ * p).  Ours counts them: tests/ref/mwu_ref.py (brute force over all 252
+ * splits, mid-ranks) gives p = 3/14.
  */
 TEST(mwu_ties)
 {
 	static const double x[] = { 1, 2, 2, 3, 4 }, y[] = { 2, 3, 3, 5, 6 };
-	static const struct mwu_ref ref = { 6.0, NAN, 0.19882894401644247,
-					    false };
+	static const struct mwu_ref ref = { 6.0, 3.0 / 14, 0.19882894401644247,
+					    true };
 	struct stats_mwu r;
 
 	check_mwu(_metadata, x, N(x), y, N(y), &ref);
@@ -245,7 +258,8 @@ TEST(mwu_n10_vs_12)
 TEST(mwu_identical_samples)
 {
 	static const double x[] = { 5, 6, 7, 8, 9 };
-	static const struct mwu_ref ref = { 12.5, NAN, 1.0, false };
+	/* exact with ties: tests/ref/mwu_ref.py, p = 1 */
+	static const struct mwu_ref ref = { 12.5, 1.0, 1.0, true };
 
 	check_mwu(_metadata, x, N(x), x, N(x), &ref);
 }
@@ -258,7 +272,8 @@ TEST(mwu_identical_samples)
 TEST(mwu_all_values_equal)
 {
 	static const double x[] = { 3, 3, 3 };
-	static const struct mwu_ref ref = { 4.5, NAN, 1.0, false };
+	/* exact with ties: tests/ref/mwu_ref.py, p = 1 */
+	static const struct mwu_ref ref = { 4.5, 1.0, 1.0, true };
 
 	check_mwu(_metadata, x, N(x), x, N(x), &ref);
 }
@@ -300,6 +315,102 @@ TEST(mwu_large_samples_are_asymptotic)
 	EXPECT_FALSE(r.ties);
 }
 
+/*
+ * Ties at small n, the cases of issue 15.  References from
+ * tests/ref/mwu_ref.py (brute force over all C(8, 4) = 70 splits):
+ *   mwu [1, 1, 1, 1] [2, 2, 2, 2]: U1=0.0 p=1/35
+ *   mwu [1, 2, 3, 4] [4, 5, 6, 7]: U1=0.5 p=2/35
+ *   mwu [10, 10, 11, 12, 12] [11, 12, 12, 13, 13, 13]: U1=4.5 p=16/231
+ *   mwu [7, 7, 8] [7, 9, 9, 9]: U1=2.0 p=8/35
+ * The normal approximation gave 0.013 and 0.042 for the first two: below
+ * what any 4 vs 4 permutation test can give (2/70).
+ */
+static void check_exact(struct __test_metadata *_metadata,
+			const double *x, size_t nx, const double *y, size_t ny,
+			double u1, double p)
+{
+	struct stats_mwu r;
+
+	ASSERT_EQ(0, stats_mann_whitney(x, nx, y, ny, STATS_MWU_AUTO, &r));
+	EXPECT_TRUE(r.exact);
+	EXPECT_TRUE(r.ties);
+	EXPECT_NEAR(u1, r.u1);
+	EXPECT_NEAR(p, r.p);
+}
+
+TEST(mwu_exact_with_ties_small_n)
+{
+	static const double a[] = { 1, 1, 1, 1 }, b[] = { 2, 2, 2, 2 };
+	static const double c[] = { 1, 2, 3, 4 }, d[] = { 4, 5, 6, 7 };
+	static const double e[] = { 10, 10, 11, 12, 12 };
+	static const double f[] = { 11, 12, 12, 13, 13, 13 };
+	static const double g[] = { 7, 7, 8 }, h[] = { 7, 9, 9, 9 };
+
+	check_exact(_metadata, a, N(a), b, N(b), 0, 1.0 / 35);
+	check_exact(_metadata, c, N(c), d, N(d), 0.5, 2.0 / 35);
+	check_exact(_metadata, e, N(e), f, N(f), 4.5, 16.0 / 231);
+	check_exact(_metadata, g, N(g), h, N(h), 2, 8.0 / 35);
+	/* complete separation with ties: exactly the 4 vs 4 minimum */
+	EXPECT_NEAR(stats_mwu_min_p(4, 4), 1.0 / 35);
+}
+
+/*
+ * A second, independent check: enumerate every split of the pooled
+ * sample (bitmasks), count U pair by pair, double the smaller tail.
+ * Values from {1, 2, 3} so nearly every case has ties.
+ */
+static double brute_u(const double *v, size_t n, unsigned int mask)
+{
+	double u = 0;
+	size_t i, j;
+
+	for (i = 0; i < n; i++)
+		for (j = 0; j < n; j++)
+			if ((mask >> i & 1) && !(mask >> j & 1))
+				u += v[i] > v[j] ? 1 : v[i] == v[j] ? 0.5 : 0;
+	return u;
+}
+
+static double brute_p(const double *v, size_t nx, size_t n)
+{
+	double u = brute_u(v, n, (1u << nx) - 1), le = 0, ge = 0, tot = 0, w;
+	unsigned int mask;
+
+	for (mask = 0; mask < 1u << n; mask++) {
+		if ((size_t)__builtin_popcount(mask) != nx)
+			continue;
+		w = brute_u(v, n, mask);
+		tot++;
+		le += w <= u;
+		ge += w >= u;
+	}
+	return fmin(1, 2 * fmin(le, ge) / tot);
+}
+
+TEST(mwu_exact_matches_brute_force)
+{
+	unsigned int seed = 12345;
+	double v[14];
+	struct stats_mwu r;
+	size_t nx, ny, i;
+
+	for (nx = 1; nx <= 7; nx++) {
+		for (ny = 1; ny <= 7; ny++) {
+			for (i = 0; i < nx + ny; i++) {
+				seed = seed * 1103515245 + 12345;
+				v[i] = 1 + (seed >> 16) % 3;
+			}
+			ASSERT_EQ(0, stats_mann_whitney(v, nx, v + nx, ny,
+							STATS_MWU_AUTO, &r));
+			EXPECT_TRUE(r.exact);
+			EXPECT_TRUE(close_to(brute_p(v, nx, nx + ny), r.p,
+					     1e-12))
+				TH_LOG("nx=%zu ny=%zu: want %.17g, got %.17g",
+				       nx, ny, brute_p(v, nx, nx + ny), r.p);
+		}
+	}
+}
+
 TEST(mwu_min_p)
 {
 	/* 2 / C(n + m, n) */
@@ -320,6 +431,105 @@ TEST(mwu_rejects_bad_input)
 	EXPECT_EQ(-EINVAL, stats_mann_whitney(x, 3, x, 0, STATS_MWU_AUTO, &r));
 	EXPECT_EQ(-EINVAL, stats_mann_whitney(x, 3, bad, 3, STATS_MWU_AUTO,
 					      &r));
+}
+
+/*
+ * ---- Hodges-Lehmann shift and exact CI ----
+ * tests/ref/mwu_ref.py (brute-force null distribution of U, R's rule for
+ * k: the smallest q with P(U <= q) >= alpha/2, at least 1):
+ *   hl [100, 102, 101, 103] [110, 112, 111, 115] alpha=0.05:
+ *      shift=10.0 ci=[7.0, 15.0] level=34/35
+ *   hl [10.1, 11.3, 9.8, 10.6, 10.0] [10.9, 11.8, 12.1, 11.0, 11.5]
+ *      alpha=0.05: shift=1.0999999999999996 ci=[0.1999999999999993, 2.0]
+ *      level=61/63
+ *   hl [1, 2, 3, 4, 5, 6] [3, 5, 7, 8, 9, 10, 12] alpha=0.05:
+ *      shift=4.0 ci=[1.0, 8.0] level=138/143
+ *   hl [1, 2, 3] [4, 5, 6] alpha=0.05: shift=3.0 ci=[1.0, 5.0] level=9/10
+ */
+static void check_hl(struct __test_metadata *_metadata,
+		     const double *x, size_t nx, const double *y, size_t ny,
+		     const double want[4])
+{
+	struct stats_hl r;
+
+	ASSERT_EQ(0, stats_hodges_lehmann(x, nx, y, ny, 0.05, &r));
+	EXPECT_TRUE(r.exact);
+	EXPECT_NEAR(want[0], r.shift);
+	EXPECT_NEAR(want[1], r.lo);
+	EXPECT_NEAR(want[2], r.hi);
+	EXPECT_NEAR(want[3], r.level);
+}
+
+TEST(hodges_lehmann_exact_ci)
+{
+	static const double a[] = { 100, 102, 101, 103 };
+	static const double b[] = { 110, 112, 111, 115 };
+	static const double a_want[] = { 10, 7, 15, 34.0 / 35 };
+	static const double c[] = { 10.1, 11.3, 9.8, 10.6, 10.0 };
+	static const double d[] = { 10.9, 11.8, 12.1, 11.0, 11.5 };
+	static const double c_want[] = { 1.0999999999999996,
+					 0.1999999999999993, 2.0, 61.0 / 63 };
+	static const double e[] = { 1, 2, 3, 4, 5, 6 };
+	static const double f[] = { 3, 5, 7, 8, 9, 10, 12 };
+	static const double e_want[] = { 4, 1, 8, 138.0 / 143 };
+	static const double g[] = { 1, 2, 3 }, h[] = { 4, 5, 6 };
+	static const double g_want[] = { 3, 1, 5, 0.9 };
+
+	check_hl(_metadata, a, N(a), b, N(b), a_want);
+	check_hl(_metadata, c, N(c), d, N(d), c_want);
+	check_hl(_metadata, e, N(e), f, N(f), e_want);
+	check_hl(_metadata, g, N(g), h, N(h), g_want);
+}
+
+/* Large samples: normal k, nominal level; the CI holds the shift. */
+TEST(hodges_lehmann_large_and_bad_input)
+{
+	double x[40], y[40], bad[] = { 1, NAN };
+	struct stats_hl r;
+	size_t i;
+
+	for (i = 0; i < N(x); i++) {
+		x[i] = (double)(i * 7 % 40);
+		y[i] = x[i] + 5;
+	}
+	ASSERT_EQ(0, stats_hodges_lehmann(x, N(x), y, N(y), 0.05, &r));
+	EXPECT_FALSE(r.exact);
+	EXPECT_NEAR(5, r.shift);
+	EXPECT_NEAR(0.95, r.level);
+	EXPECT_TRUE(r.lo < 5 && r.hi > 5);
+	EXPECT_EQ(-EINVAL, stats_hodges_lehmann(x, 0, y, 1, 0.05, &r));
+	EXPECT_EQ(-EINVAL, stats_hodges_lehmann(x, 1, y, 1, 1.5, &r));
+	EXPECT_EQ(-EINVAL, stats_hodges_lehmann(bad, 2, y, 1, 0.05, &r));
+}
+
+/*
+ * ---- Benjamini-Hochberg ----
+ * tests/ref/bh_ref.py (the definition, O(m^2), Fractions):
+ *   ['0.01', '0.04', '0.03', '0.005', '0.2'] ->
+ *      ['0.025', '0.05', '0.05', '0.025', '0.2']
+ *   [2/70, 2/70, 0.5, 1, 2/70, 0.7] ->
+ *      [0.05714285714285714 x2, 0.75, 1.0, 0.05714285714285714, 0.84]
+ *   ['0.9'] -> ['0.9']
+ */
+TEST(benjamini_hochberg)
+{
+	static const double p1[] = { 0.01, 0.04, 0.03, 0.005, 0.2 };
+	static const double q1[] = { 0.025, 0.05, 0.05, 0.025, 0.2 };
+	static const double p2[] = { 0.02857142857142857, 0.02857142857142857,
+				     0.5, 1, 0.02857142857142857, 0.7 };
+	static const double q2[] = { 0.05714285714285714, 0.05714285714285714,
+				     0.75, 1.0, 0.05714285714285714, 0.84 };
+	double q[8], one = 0.9;
+	size_t i;
+
+	ASSERT_EQ(0, stats_bh_adjust(p1, N(p1), q));
+	for (i = 0; i < N(p1); i++)
+		EXPECT_NEAR(q1[i], q[i]);
+	ASSERT_EQ(0, stats_bh_adjust(p2, N(p2), q));
+	for (i = 0; i < N(p2); i++)
+		EXPECT_NEAR(q2[i], q[i]);
+	ASSERT_EQ(0, stats_bh_adjust(&one, 1, q));
+	EXPECT_NEAR(0.9, q[0]);
 }
 
 TEST_HARNESS_MAIN
