@@ -136,7 +136,7 @@ variant_skipped() {
 # VARs set; the TAP goes to OUT/V-F.tap, where a failed build, a hung or
 # crashed guest or a kernel report counts as one failed test.
 suite_run() {
-	local out=$1 v=$2 f=$3 tmo=$4 tap=$1/$2-$3.tap rc sum
+	local out=$1 v=$2 f=$3 tmo=$4 tap=$1/$2-$3.tap rc sum append reports
 	shift 4
 	: > "$tap"
 	stage_begin "kernel $v/$f"
@@ -147,13 +147,22 @@ suite_run() {
 	fi
 	stage_end
 	stage_begin "tests $v/$f"
+	# the debug flavor's soft-lockup detector: 120 s, not 20 s, under TCG
+	append=
+	[ "$f" = debug ] && append=watchdog_thresh=60
 	set +e
 	"$TOP/scripts/vm-run" --timeout "$tmo" --dir "$out/vm-$v-$f" \
-		"$(kernel_image "$v" "$f")" -- \
+		${append:+--append "$append"} "$(kernel_image "$v" "$f")" -- \
 		env UBLK_ZC_FLAVOR="$f" "$@" "$TOP/scripts/guest-tests" \
 		| tee -a "$tap"
 	rc=${PIPESTATUS[0]}
 	set -e
+	# a debug kernel's kmemleak must still be on at the end and scan
+	# (vm-run has already failed the run for any other report)
+	if [ "$rc" = 0 ] && [ "$f" = debug ] &&
+	   ! reports=$("$TOP/scripts/console-scan" --kmemleak "$out/vm-$v-$f/console.log"); then
+		step_failed "$tap" "$v/$f: ${reports##*$'\n'}"
+	fi
 	case $rc in
 	0) ;;
 	124) step_failed "$tap" "$v/$f: guest timed out" ;;
