@@ -134,7 +134,9 @@ variant_skipped() {
 # suite_run OUT V F TIMEOUT [VAR=VALUE...]: build kernel V/F, boot it and
 # run selftests/ublk_zc in the guest (within TIMEOUT seconds) with the
 # VARs set; the TAP goes to OUT/V-F.tap, where a failed build, a hung or
-# crashed guest or a kernel report counts as one failed test.
+# crashed guest or a kernel report counts as one failed test.  The guest
+# knows its variant (UBLK_ZC_VARIANT): what V must have and lacks fails
+# there instead of skipping.
 suite_run() {
 	local out=$1 v=$2 f=$3 tmo=$4 tap=$1/$2-$3.tap rc sum append reports
 	shift 4
@@ -153,7 +155,8 @@ suite_run() {
 	set +e
 	"$TOP/scripts/vm-run" --timeout "$tmo" --dir "$out/vm-$v-$f" \
 		${append:+--append "$append"} "$(kernel_image "$v" "$f")" -- \
-		env UBLK_ZC_FLAVOR="$f" "$@" "$TOP/scripts/guest-tests" \
+		env UBLK_ZC_VARIANT="$v" UBLK_ZC_FLAVOR="$f" "$@" \
+		"$TOP/scripts/guest-tests" \
 		| tee -a "$tap"
 	rc=${PIPESTATUS[0]}
 	set -e
