@@ -34,6 +34,17 @@ valid_variant() {
 	die "unknown variant '$1' (known: ${VARIANTS_ALL[*]})"
 }
 
+# variant_paths V: the data paths kernel variant V must have (the same
+# table as selftests/ublk_zc: common.sh and ublk_zc_lib.c)
+variant_paths() {
+	case $1 in
+	base) echo copy user_copy ;;
+	splice-rsrc) echo copy user_copy splice ;;
+	fused) echo copy user_copy fused ;;
+	*) die "no data paths known for variant '$1'" ;;
+	esac
+}
+
 valid_flavor() {
 	case $1 in perf|debug) ;; *) die "unknown flavor '$1' (perf|debug)";; esac
 }
