@@ -36,7 +36,7 @@ populate() {
 	(cd "$1" && sha256sum random.bin f*) > "$WORK/manifest"
 }
 
-paths=$(ublk_paths) || exit $KSFT_FAIL
+paths=$(ublk_paths) || exit "$KSFT_FAIL"
 ran=0
 for path in $paths; do
 	# sparse: mkfs writes what the filesystem will read

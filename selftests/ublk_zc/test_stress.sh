@@ -65,7 +65,7 @@ ios() {
 	done < "$1"
 }
 
-paths=$(ublk_paths) || exit $KSFT_FAIL
+paths=$(ublk_paths) || exit "$KSFT_FAIL"
 ran=0
 for path in $paths; do
 	for target in "${targets[@]}"; do
