@@ -34,6 +34,17 @@ valid_variant() {
 	die "unknown variant '$1' (known: ${VARIANTS_ALL[*]})"
 }
 
+# variant_paths V: the data paths kernel variant V must have (the same
+# table as selftests/ublk_zc: common.sh and ublk_zc_lib.c)
+variant_paths() {
+	case $1 in
+	base) echo copy user_copy ;;
+	splice-rsrc) echo copy user_copy splice ;;
+	fused) echo copy user_copy fused ;;
+	*) die "no data paths known for variant '$1'" ;;
+	esac
+}
+
 valid_flavor() {
 	case $1 in perf|debug) ;; *) die "unknown flavor '$1' (perf|debug)";; esac
 }
@@ -88,10 +99,38 @@ suite_report() {
 	"$TOP/scripts/tap-summary" "$1"/*.tap
 }
 
-# A failure of a whole step counts as one failed test and names itself.
+# A failure of a whole step counts as one failed test and names itself:
+# a TAP stream of its own, so that it leaves the plan of the stream
+# before it (if any) alone.
 step_failed() { # file what
-	printf 'not ok 1 %s\n' "$2" >> "$1"
+	printf 'TAP version 13\n1..1\nnot ok 1 %s\n' "$2" >> "$1"
 	log "FAILED: $2"
+}
+
+# run_tap FILE WHAT CMD...: run CMD, its output (TAP) to FILE; a CMD that
+# fails without saying so in its TAP (a test binary that aborts before
+# printing anything) counts as a failed test
+run_tap() {
+	local file=$1 what=$2 rc
+	shift 2
+	set +e
+	"$@" > "$file" 2>&1
+	rc=$?
+	set -e
+	[ "$rc" = 0 ] || grep -Eq '^(# )*not ok [0-9]' "$file" ||
+		step_failed "$file" "$what exited with $rc but reported no failure"
+}
+
+# host_unit_tests OUT: the host-side tests, no kernel needed: abtool's
+# unit tests (OUT/unit.tap) and the project scripts' own tests
+# (scripts/tests, OUT/scripts.tap); failures are shown as they come.
+host_unit_tests() {
+	run_tap "$1/unit.tap" "make test (abtool unit tests)" \
+		make -s -C "$TOP/tools/abtool" test
+	run_tap "$1/scripts.tap" "scripts/tests/run" "$TOP/scripts/tests/run"
+	grep -E '^(# )*(not ok|# FAIL)' "$1/unit.tap" "$1/scripts.tap" || true
+	echo "unit: $("$TOP/scripts/tap-summary" "$1/unit.tap")"
+	echo "scripts: $("$TOP/scripts/tap-summary" "$1/scripts.tap")"
 }
 
 # variant_skipped V OUT: true, with OUT/V.tap saying so, when variant V
@@ -99,15 +138,18 @@ step_failed() { # file what
 variant_skipped() {
 	[ "$1" != base ] && [ -z "$(series_patches "$1")" ] || return 1
 	log "variant $1: no patches yet in patches/$1 -- its tests are skipped"
-	printf 'ok 1 variant %s # SKIP no patches yet\n' "$1" > "$2/$1.tap"
+	printf 'TAP version 13\n1..1\nok 1 variant %s # SKIP no patches yet\n' \
+		"$1" > "$2/$1.tap"
 }
 
 # suite_run OUT V F TIMEOUT [VAR=VALUE...]: build kernel V/F, boot it and
 # run selftests/ublk_zc in the guest (within TIMEOUT seconds) with the
 # VARs set; the TAP goes to OUT/V-F.tap, where a failed build, a hung or
-# crashed guest or a kernel report counts as one failed test.
+# crashed guest or a kernel report counts as one failed test.  The guest
+# knows its variant (UBLK_ZC_VARIANT): what V must have and lacks fails
+# there instead of skipping.
 suite_run() {
-	local out=$1 v=$2 f=$3 tmo=$4 tap=$1/$2-$3.tap rc
+	local out=$1 v=$2 f=$3 tmo=$4 tap=$1/$2-$3.tap rc sum append reports
 	shift 4
 	: > "$tap"
 	stage_begin "kernel $v/$f"
@@ -118,13 +160,23 @@ suite_run() {
 	fi
 	stage_end
 	stage_begin "tests $v/$f"
+	# the debug flavor's soft-lockup detector: 120 s, not 20 s, under TCG
+	append=
+	[ "$f" = debug ] && append=watchdog_thresh=60
 	set +e
 	"$TOP/scripts/vm-run" --timeout "$tmo" --dir "$out/vm-$v-$f" \
-		"$(kernel_image "$v" "$f")" -- \
-		env UBLK_ZC_FLAVOR="$f" "$@" "$TOP/scripts/guest-tests" \
+		${append:+--append "$append"} "$(kernel_image "$v" "$f")" -- \
+		env UBLK_ZC_VARIANT="$v" UBLK_ZC_FLAVOR="$f" "$@" \
+		"$TOP/scripts/guest-tests" \
 		| tee -a "$tap"
 	rc=${PIPESTATUS[0]}
 	set -e
+	# a debug kernel's kmemleak must still be on at the end and scan
+	# (vm-run has already failed the run for any other report)
+	if [ "$rc" = 0 ] && [ "$f" = debug ] &&
+	   ! reports=$("$TOP/scripts/console-scan" --kmemleak "$out/vm-$v-$f/console.log"); then
+		step_failed "$tap" "$v/$f: ${reports##*$'\n'}"
+	fi
 	case $rc in
 	0) ;;
 	124) step_failed "$tap" "$v/$f: guest timed out" ;;
@@ -132,6 +184,13 @@ suite_run() {
 	126) step_failed "$tap" "$v/$f: kernel report in console" ;;
 	*) grep -q '^not ok' "$tap" ||
 		step_failed "$tap" "$v/$f: tests exited with $rc" ;;
+	esac
+	# a kernel on which nothing passed (everything skipped) ran nothing:
+	# a failure even when other kernels of the run passed
+	sum=$("$TOP/scripts/tap-summary" "$tap" 2>/dev/null) || true
+	case $sum in
+	"0 passed, "*) grep -Eq '^(# )*not ok [0-9]' "$tap" ||
+		step_failed "$tap" "$v/$f: no test passed (${sum##*, })" ;;
 	esac
 	echo "$v/$f: $("$TOP/scripts/tap-summary" "$tap")"
 	stage_end

@@ -14,8 +14,35 @@ UBLK_PID=
 UBLK_ID=
 UBLK_DEV=
 
+# UBLK_ZC_VARIANT: the kernel variant the suite runs on (the project's
+# scripts/check and scripts/stress set it).  Unset (a kernel developer
+# running the kselftest by hand), whatever the kernel lacks skips.  Set,
+# what that variant must have fails when absent: root, ublk, abtool, the
+# tools, and the data paths (copy and user_copy everywhere, splice on
+# splice-rsrc, fused on fused); so does a data path it must not have (a
+# kernel of another variant).
+VARIANT=${UBLK_ZC_VARIANT:-}
+
 fail() { echo "FAIL: $*" >&2; exit $KSFT_FAIL; }
-skip() { echo "SKIP: $*" >&2; exit $KSFT_SKIP; }
+skip() {
+	[ -z "$VARIANT" ] || fail "$* (UBLK_ZC_VARIANT=$VARIANT must have it)"
+	echo "SKIP: $*" >&2
+	exit $KSFT_SKIP
+}
+
+# variant_paths: the data paths the variant must have ("" without one)
+variant_paths() {
+	case $VARIANT in
+	"") ;;
+	base) echo copy user_copy ;;
+	splice-rsrc) echo copy user_copy splice ;;
+	fused) echo copy user_copy fused ;;
+	*) fail "UBLK_ZC_VARIANT=$VARIANT: unknown variant (base, splice-rsrc, fused)" ;;
+	esac
+}
+
+# must_have PATH: true when the variant must have data path PATH
+must_have() { [[ " $(variant_paths) " == *" $1 "* ]]; }
 
 require_ublk() {
 	[ "$(id -u)" = 0 ] || skip "needs root"
@@ -32,9 +59,14 @@ make_backing() {
 }
 
 # ublk_start SERVE_ARGS...: start abtool serve, wait until it is live.
-# Returns KSFT_SKIP (after printing why) when the kernel lacks the path.
+# Returns KSFT_SKIP (after printing why) when the kernel lacks the path;
+# fails instead when the variant must have it.
 ublk_start() {
-	local fifo=$WORK/ready status
+	local fifo=$WORK/ready status path=copy prev='' a
+	for a in "$@"; do	# the data path: -p PATH (abtool's default: copy)
+		case $prev in -p|--path) path=$a ;; esac
+		prev=$a
+	done
 	# one fifo for every start: an exec costs seconds on the debug flavor
 	[ -p "$fifo" ] || mkfifo "$fifo"
 	"$ABTOOL" serve --ready-fd 3 "$@" 3> "$fifo" 2>> "$WORK/serve.log" &
@@ -46,7 +78,11 @@ ublk_start() {
 		status=$?
 		UBLK_PID=
 		cat "$WORK/serve.log"
-		[ "$status" = "$KSFT_SKIP" ] && return $KSFT_SKIP
+		if [ "$status" = "$KSFT_SKIP" ]; then
+			! must_have "$path" ||
+				fail "abtool serve $*: the kernel lacks data path $path, which UBLK_ZC_VARIANT=$VARIANT must have"
+			return $KSFT_SKIP
+		fi
 		fail "abtool serve $* did not start (status $status)"
 	fi
 	UBLK_DEV=/dev/ublkb$UBLK_ID
@@ -66,12 +102,31 @@ ublk_stop() {
 }
 
 # ublk_paths: the data paths the running kernel can serve, one a line
-# (only those named in UBLK_ZC_PATHS when that is set).
+# (only those named in UBLK_ZC_PATHS when that is set).  With a variant,
+# they must be exactly the variant's (within UBLK_ZC_PATHS): a path
+# missing fails, and so does one the variant must not have (callers:
+# paths=$(ublk_paths) || exit $KSFT_FAIL).
 ublk_paths() {
-	local p want=${UBLK_ZC_PATHS:-}
+	local p want=${UBLK_ZC_PATHS:-} have=() need=() missing=() extra=()
 	for p in $("$ABTOOL" features --paths | awk '$2 == "yes" {print $1}'); do
-		[ -z "$want" ] || [[ " $want " == *" $p "* ]] && echo "$p"
+		[ -z "$want" ] || [[ " $want " == *" $p "* ]] && have+=("$p")
 	done
+	if [ -n "$VARIANT" ]; then
+		for p in $(variant_paths); do
+			[ -z "$want" ] || [[ " $want " == *" $p "* ]] && need+=("$p")
+		done
+		for p in "${need[@]}"; do
+			[[ " ${have[*]} " == *" $p "* ]] || missing+=("$p")
+		done
+		for p in "${have[@]}"; do
+			[[ " ${need[*]} " == *" $p "* ]] || extra+=("$p")
+		done
+		[ ${#missing[@]} = 0 ] ||
+			fail "UBLK_ZC_VARIANT=$VARIANT must have data path(s) ${missing[*]}; abtool features --paths: $("$ABTOOL" features --paths | tr '\n' ';')"
+		[ ${#extra[@]} = 0 ] ||
+			fail "the kernel has data path(s) ${extra[*]}, which UBLK_ZC_VARIANT=$VARIANT must not have (another variant's kernel?)"
+	fi
+	for p in "${have[@]}"; do echo "$p"; done
 }
 
 # ublk_devs: the ublk devices that exist (e.g. "ublkc0 ublkc1"), or "".

@@ -8,7 +8,8 @@
  * I/O from a helper thread, takes the request, runs fused commands on it and
  * commits it.  Skips (exit 4) unless io_uring has op 58 but not op 59 (the
  * splice-rsrc series uses both numbers for its own ops) and ublk advertises
- * UBLK_F_SUPPORT_ZERO_COPY.
+ * UBLK_F_SUPPORT_ZERO_COPY; fails instead (exit 1) when UBLK_ZC_VARIANT
+ * says the kernel is fused.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -45,14 +46,13 @@
 
 static const char *fused_unsupported(void)
 {
+	const char *why = uzc_prereq();
 	struct io_uring_probe *p;
 	__u64 features;
 	bool ok;
 
-	if (geteuid())
-		return "needs root";
-	if (access("/dev/ublk-control", R_OK | W_OK))
-		return "no /dev/ublk-control";
+	if (why)
+		return why;
 	p = io_uring_get_probe();
 	if (!p)
 		return "io_uring probe failed";
@@ -1524,6 +1524,10 @@ int main(int argc, char **argv)
 {
 	const char *why = fused_unsupported();
 
+	/* absent on a kernel that must have it: a failure, not a skip */
+	if (why && uzc_must_have(uzc_prereq() ? NULL : "fused"))
+		ksft_exit_fail_msg("%s, but UBLK_ZC_VARIANT=%s must have it\n",
+				   why, uzc_variant());
 	if (why)
 		ksft_exit_skip("%s\n", why);
 	return test_harness_run(argc, argv);

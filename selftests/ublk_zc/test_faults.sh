@@ -129,7 +129,7 @@ fault_ringexit() { # path sig
 }
 
 make_backing backing "$SIZE" > /dev/null
-paths=$(ublk_paths)
+paths=$(ublk_paths) || exit "$KSFT_FAIL"
 [ -n "$paths" ] || skip "no data path available"
 [ -z "$(ublk_devs)" ] || fail "ublk devices exist before the test: $(ublk_devs)"
 summary=

@@ -36,8 +36,9 @@ populate() {
 	(cd "$1" && sha256sum random.bin f*) > "$WORK/manifest"
 }
 
+paths=$(ublk_paths) || exit "$KSFT_FAIL"
 ran=0
-for path in $(ublk_paths); do
+for path in $paths; do
 	# sparse: mkfs writes what the filesystem will read
 	backing=$WORK/fs-$path
 	truncate -s "$SIZE" "$backing" || fail "cannot create $backing"

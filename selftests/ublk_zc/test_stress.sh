@@ -65,8 +65,9 @@ ios() {
 	done < "$1"
 }
 
+paths=$(ublk_paths) || exit "$KSFT_FAIL"
 ran=0
-for path in $(ublk_paths); do
+for path in $paths; do
 	for target in "${targets[@]}"; do
 		legs=1
 		case $target in *-*) legs=${target#*-} ;; esac

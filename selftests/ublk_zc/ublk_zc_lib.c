@@ -118,14 +118,51 @@ int uzc_get_features(__u64 *features)
 	return ret;
 }
 
-const char *uzc_unsupported(void)
+const char *uzc_prereq(void)
 {
-	__u64 features;
-
 	if (geteuid())
 		return "needs root";
 	if (access(CTRL_DEV, R_OK | W_OK))
 		return "no " CTRL_DEV;
+	return NULL;
+}
+
+const char *uzc_variant(void)
+{
+	const char *v = getenv("UBLK_ZC_VARIANT");
+
+	return v && *v ? v : NULL;
+}
+
+bool uzc_must_have(const char *path)
+{
+	static const struct { const char *variant, *paths; } table[] = {
+		{ "base", " copy user_copy " },
+		{ "splice-rsrc", " copy user_copy splice " },
+		{ "fused", " copy user_copy fused " },
+	};
+	const char *v = uzc_variant();
+	char word[32];
+	unsigned int i;
+
+	if (!v)
+		return false;
+	if (!path)
+		return true;
+	snprintf(word, sizeof(word), " %s ", path);
+	for (i = 0; i < sizeof(table) / sizeof(table[0]); i++)
+		if (!strcmp(v, table[i].variant))
+			return strstr(table[i].paths, word);
+	return true;
+}
+
+const char *uzc_unsupported(void)
+{
+	const char *why = uzc_prereq();
+	__u64 features;
+
+	if (why)
+		return why;
 	if (!uzc_have_ops())
 		return "io_uring lacks IORING_OP_SPLICE_FROM/BUF_REMOVE (58/59)";
 	if (uzc_get_features(&features))

@@ -81,6 +81,21 @@ bool uzc_have_ops(void);
 int uzc_get_features(__u64 *features);
 /* 0 if ops and UBLK_F_SUPPORT_ZERO_COPY are there, else a reason string */
 const char *uzc_unsupported(void);
+/* what every test needs (root, /dev/ublk-control): NULL, or why not */
+const char *uzc_prereq(void);
+
+/*
+ * The kernel variant the suite runs on: env UBLK_ZC_VARIANT, set by the
+ * project's scripts/check and scripts/stress, or NULL (a kernel developer
+ * running the kselftest by hand: then a missing feature is a skip).
+ * uzc_must_have(@path): whether that variant must have data path @path
+ * ("copy" and "user_copy" everywhere, "splice" on splice-rsrc, "fused" on
+ * fused; NULL: what every path needs, uzc_prereq()), so that its absence
+ * is a failure, not a skip.  False without a variant; an unknown variant
+ * must have everything.
+ */
+const char *uzc_variant(void);
+bool uzc_must_have(const char *path);
 
 /*
  * Add a device (one queue of @depth, @max_io bytes per request, @dev_size

@@ -27,7 +27,9 @@
  *
  * Usage: zc_fuzz [-n OPS] [-s SEED] [-v]; env UBLK_ZC_FUZZ_OPS,
  * UBLK_ZC_FUZZ_SEED, UBLK_ZC_FLAVOR=debug (smaller device).  Exit 4 (skip)
- * when the kernel has neither series.
+ * when the kernel has neither series; exit 1 instead when UBLK_ZC_VARIANT
+ * names a series the kernel should have (splice-rsrc, fused), or another
+ * variant than the series found.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -3342,14 +3344,13 @@ static int run_batches(void)
 /* which series does this kernel run? NULL and @series set, or why not */
 static const char *detect(void)
 {
+	const char *why = uzc_prereq();
 	struct io_uring_probe *p;
 	bool s58, s59;
 	__u64 features;
 
-	if (geteuid())
-		return "needs root";
-	if (access("/dev/ublk-control", R_OK | W_OK))
-		return "no /dev/ublk-control (CONFIG_BLK_DEV_UBLK)";
+	if (why)
+		return why;
 	p = io_uring_get_probe();
 	if (!p)
 		return "io_uring_get_probe() failed";
@@ -3564,8 +3565,20 @@ int main(int argc, char **argv)
 	rng = cfg.seed;
 	W.rng = cfg.seed ^ 0x776f726b6c6f6164ULL;	/* "workload" */
 	why = detect();
+	/*
+	 * On a series kernel (UBLK_ZC_VARIANT) the fuzzer must find that
+	 * series' uAPI, not skip and not find the other series'
+	 */
+	if (why && (uzc_prereq() ? uzc_must_have(NULL) :
+		    uzc_must_have("splice") || uzc_must_have("fused")))
+		ksft_exit_fail_msg("%s, but UBLK_ZC_VARIANT=%s must have it\n",
+				   why, uzc_variant());
 	if (why)
 		ksft_exit_skip("%s\n", why);
+	if (uzc_variant() && !uzc_must_have(series == S_SPLICE ? "splice" : "fused"))
+		ksft_exit_fail_msg("the kernel has the %s series' uAPI, but UBLK_ZC_VARIANT=%s\n",
+				   series == S_SPLICE ? "splice-rsrc" : "fused",
+				   uzc_variant());
 	printf("# series %s, %lu ops, device %llu MiB, depth %u, max_io %u KiB%s\n",
 	       series == S_SPLICE ? "splice-rsrc" : "fused", cfg.ops,
 	       cfg.dev_size >> 20, cfg.depth, cfg.max_io >> 10,

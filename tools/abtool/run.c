@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * abtool run: the measuring loop.  For every trial, every matrix cell and
- * every data path (order reversed on odd trials, ABBA, to cancel drift),
+ * every data path (order reversed on odd trials, ABBA, to cancel drift;
+ * trial i's workloads use seed --seed + i on every cell and path),
  * start a ublk server in a child process, warm up, run the workload while
  * counting the server's CPU and SQEs, stop the server, and append one
  * trial record (JSON line) to the output.
@@ -205,8 +206,23 @@ static void fill_trial(const struct run_opts *o, const struct matrix_cell *c,
 		trial_set_metric(t, "verify_errors", r->verify_errors);
 }
 
+/* The @j-th data path of trial @tr: ABBA, the order reversed on odd trials */
+static unsigned int path_at(const struct run_opts *o, unsigned int tr,
+			    unsigned int j)
+{
+	return tr % 2 ? o->nr_paths - 1 - j : j;
+}
+
+/* Trial @nr's seed: a new offset sequence per trial, the same on every
+ * cell and data path of that trial (and on every kernel: scripts/ab gives
+ * each boot's --seed) */
+static uint64_t trial_seed(const struct run_opts *o, unsigned int nr)
+{
+	return o->seed + nr;
+}
+
 static void spec_for_cell(const struct run_opts *o, const struct matrix_cell *c,
-			  uint64_t runtime_ms, struct wl_spec *spec)
+			  unsigned int nr, uint64_t runtime_ms, struct wl_spec *spec)
 {
 	wl_spec_init(spec);
 	spec->rw = c->rw;
@@ -214,7 +230,7 @@ static void spec_for_cell(const struct run_opts *o, const struct matrix_cell *c,
 	spec->iodepth = c->iodepth;
 	spec->jobs = c->jobs;
 	spec->runtime_ms = runtime_ms;
-	spec->seed = o->seed;
+	spec->seed = trial_seed(o, nr);
 	spec->verify = o->verify;
 	spec->direct = true;
 }
@@ -268,14 +284,14 @@ static int run_one(struct run_opts *o, const struct matrix_cell *c,
 	}
 
 	if (o->ramp_ms) {
-		spec_for_cell(o, c, o->ramp_ms, &spec);
+		spec_for_cell(o, c, nr, o->ramp_ms, &spec);
 		spec.verify = false;
 		if (wl_run(dev, &spec, &res, err, sizeof(err))) {
 			fprintf(stderr, "abtool run: warm-up on %s: %s\n", dev, err);
 			goto stop;
 		}
 	}
-	spec_for_cell(o, c, o->runtime_ms, &spec);
+	spec_for_cell(o, c, nr, o->runtime_ms, &spec);
 	cnt = counters_open_pid(pid);
 	if (!cnt)
 		fprintf(stderr, "abtool run: server counters: %s\n", strerror(errno));
@@ -387,7 +403,8 @@ static void run_usage(FILE *f)
 "      --ramp DUR        warm-up before each trial (default 100ms)\n"
 "      --size SIZE       size of each backing file (default 64M)\n"
 "      --workdir DIR     where backing files go (default /tmp)\n"
-"      --seed N          workload seed (default 1)\n"
+"      --seed N          workload seed of trial 0; trial i uses N + i on every\n"
+"                        cell and path (default 1)\n"
 "      --verify          check every byte read (checksummed patterns)\n"
 "      --perf-stat FILE  also run `perf stat -x, -p SERVER` over each measured\n"
 "                        window; CSV appended to FILE, one block a trial\n"
@@ -398,6 +415,8 @@ static void run_usage(FILE *f)
 "      --accel NAME      tcg, kvm or native (default $VMRUN_ACCEL or native)\n"
 "      --boot N          boot index recorded with each trial (default 0)\n"
 "      --list-paths      print the data paths abtool knows, one a line\n"
+"      --dry-run         print the trials in run order (trial, cell, path,\n"
+"                        seed), one a line, and run none\n"
 "Default matrix:\n%s", matrix_default);
 }
 
@@ -456,13 +475,14 @@ int cmd_run(int argc, char **argv)
 		{ "accel", required_argument, NULL, 'a' },
 		{ "boot", required_argument, NULL, 'b' },
 		{ "list-paths", no_argument, NULL, 'L' },
+		{ "dry-run", no_argument, NULL, 'D' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
 	struct run_opts *o = calloc(1, sizeof(*o));
 	const char *matrix_file = NULL, *output = NULL;
 	unsigned int i, j, k, tr, maxlegs = 0, step = 0, steps;
-	bool quick = false;
+	bool quick = false, dry_run = false;
 	char err[256] = "";
 	uint64_t v;
 	int opt, ret = 0;
@@ -536,6 +556,7 @@ int cmd_run(int argc, char **argv)
 			for (i = 0; i < ublk_nr_paths; i++)
 				printf("%s\n", ublk_paths[i]->name);
 			return 0;
+		case 'D': dry_run = true; break;
 		case 'h': run_usage(stdout); return 0;
 		default: run_usage(stderr); return 2;
 		}
@@ -559,6 +580,22 @@ int cmd_run(int argc, char **argv)
 		fprintf(stderr, "abtool run: matrix: %s\n", err);
 		return 2;
 	}
+	if (dry_run) {
+		char name[64];
+
+		for (tr = 0; tr < o->trials; tr++)
+			for (i = 0; i < o->matrix.nr; i++)
+				for (j = 0; j < o->nr_paths; j++) {
+					matrix_cell_name(&o->matrix.cells[i], name,
+							 sizeof(name));
+					printf("boot=%d trial=%u cell=\"%s\" path=%s seed=%llu\n",
+					       o->boot, tr, name,
+					       o->paths[path_at(o, tr, j)]->name,
+					       (unsigned long long)trial_seed(o, tr));
+				}
+		free(o);
+		return 0;
+	}
 	o->out = output ? fopen(output, "a") : stdout;
 	if (!o->out) {
 		fprintf(stderr, "abtool run: cannot open %s: %s\n", output, strerror(errno));
@@ -579,8 +616,7 @@ int cmd_run(int argc, char **argv)
 	for (tr = 0; tr < o->trials && !run_interrupted; tr++) {
 		for (i = 0; i < o->matrix.nr && !run_interrupted; i++) {
 			for (j = 0; j < o->nr_paths && !run_interrupted; j++) {
-				/* ABBA: reverse the path order on odd trials */
-				k = tr % 2 ? o->nr_paths - 1 - j : j;
+				k = path_at(o, tr, j);
 				step++;
 				if (o->path_skipped[k])
 					continue;

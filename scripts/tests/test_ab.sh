@@ -1,0 +1,149 @@
+#!/usr/bin/env bash
+# scripts/ab on a stub tree: the real scripts/ab and lib.sh with stub
+# deps/kernel-source/kernel-headers/kernel-build, a stub vm-run that runs
+# the command on the host, and a stub abtool whose `run` writes trial
+# records (and can fail a boot, lose records or skip a data path, per
+# STUB_* below).  A failed boot, a failed cell or a partial result must
+# fail `make ab` with the variant named, and nothing be compared; each
+# boot's trials use their own seeds; the output says how n splits.
+# Last, the real abtool (if built): `run --dry-run` shows seed + trial.
+# AB_SCRIPTS=DIR tests another copy of scripts/ab and scripts/lib.sh.
+# shellcheck source-path=SCRIPTDIR
+. "$(dirname "$0")/lib.sh"
+src=${AB_SCRIPTS:-$TOP/scripts}
+F=$T_TMP/top
+
+mkdir -p "$F/scripts" "$F/tools/abtool"
+cp "$src/ab" "$src/lib.sh" "$F/scripts/"
+for s in deps kernel-headers kernel-build; do
+	printf '#!/bin/sh\nexit 0\n' > "$F/scripts/$s"
+done
+printf '#!/bin/sh\necho 6.12.118-1~deb12u1\n' > "$F/scripts/kernel-source"
+printf 'all:\n\t@true\n' > "$F/tools/abtool/Makefile"
+# vm-run: STUB_NOBOOT="VARIANT:BOOT ..." boots fail as a guest that gave
+# no status would (125); else the command runs here
+cat > "$F/scripts/vm-run" <<'STUB'
+#!/bin/bash
+while [ $# -gt 0 ]; do
+	case $1 in
+	--) shift; break ;;
+	--clock|--timeout|--dir|--append|--cpus|--mem|--accel) shift ;;
+	esac
+	shift
+done
+v= b=
+args=("$@")
+for ((i = 0; i < ${#args[@]}; i++)); do
+	case ${args[i]} in --variant) v=${args[i + 1]} ;; --boot) b=${args[i + 1]} ;; esac
+done
+case " ${STUB_NOBOOT:-} " in *" $v:$b "*) echo "vm-run: stub: no status" >&2; exit 125 ;; esac
+export VMRUN_CLOCK=icount VMRUN_ACCEL=tcg
+"$@"
+STUB
+# abtool run: two cells x --trials x --paths, one record each, except:
+# STUB_FAIL="V:B": only trial 0, then exit 1 (a cell failed);
+# STUB_PARTIAL="V:B": the last record missing, exit 0;
+# STUB_LACKS="V:PATH": PATH skipped as unsupported, exit 0
+cat > "$F/tools/abtool/abtool" <<'STUB'
+#!/bin/bash
+cmd=$1
+shift
+case $cmd in
+run) ;;
+compare) echo "compare $*" >> "$STUB_LOG"; echo "stub compare"; exit 0 ;;
+*) exit 2 ;;
+esac
+o= v= b=0 seed=1 trials=3 paths=copy,user_copy,splice,fused
+while [ $# -gt 0 ]; do
+	case $1 in
+	-o) o=$2; shift ;;
+	--variant) v=$2; shift ;;
+	--boot) b=$2; shift ;;
+	--seed) seed=$2; shift ;;
+	--trials) trials=$2; shift ;;
+	--paths) paths=$2; shift ;;
+	--list-paths) printf '%s\n' copy user_copy splice fused; exit 0 ;;
+	esac
+	shift
+done
+echo "run variant=$v boot=$b seed=$seed paths=$paths" >> "$STUB_LOG"
+fail=0 partial=0
+case " ${STUB_FAIL:-} " in *" $v:$b "*) fail=1 ;; esac
+case " ${STUB_PARTIAL:-} " in *" $v:$b "*) partial=1 ;; esac
+recs=()
+for ((t = 0; t < trials; t++)); do
+	((fail && t > 0)) && break
+	for bs in 4096 65536; do
+		for p in ${paths//,/ }; do
+			case " ${STUB_LACKS:-} " in *" $v:$p "*) continue ;; esac
+			recs+=("$(printf '{"schema":"abtool-trial-1","variant":"%s","kernel":"6.12.118","flavor":"perf","path":"%s","clock":"icount","accel":"tcg","host":"h","date":"2026-12-04T20:00:00Z","boot":%d,"trial":%d,"cell":{"target":"null","legs":1,"rw":"randread","bs":%d,"iodepth":16,"jobs":1},"metrics":{"iops":1000.0}}' "$v" "$p" "$b" "$t" "$bs")")
+		done
+	done
+done
+((partial)) && unset 'recs[-1]'
+printf '%s\n' "${recs[@]}" >> "$o"
+exit $fail
+STUB
+chmod +x "$F"/scripts/* "$F/tools/abtool/abtool"
+
+# ab CASE ARGS...: run the stub tree's scripts/ab (env STUB_* as set);
+# its output in $T_TMP/CASE.out, the stub's log in $T_TMP/CASE.log
+ab() {
+	local c=$1
+	shift
+	rm -rf "$F/build"
+	STUB_LOG=$T_TMP/$c.log BUILD=$F/build "$F/scripts/ab" --jobs 2 "$@" \
+		> "$T_TMP/$c.out" 2>&1
+}
+V=(--variants "base,splice-rsrc,fused")
+
+t_plan 15
+ab ok "${V[@]}"
+t_is "a complete run passes" "$?" 0 || t_diag "$(tail -n 5 "$T_TMP/ok.out")"
+t_ok "it says how n splits into boots x trials" \
+	grep -q "n = 2 boot(s) x 2 trial(s) = 4 per cell and path" "$T_TMP/ok.out"
+t_is "boot 0 of every kernel: seed 1, boot 1: seed 3" \
+	"$(sed -n 's/^run variant=\([^ ]*\) boot=\([0-9]*\) seed=\([0-9]*\) .*/\1 \2 \3/p' "$T_TMP/ok.log" 2> /dev/null | sort | tr '\n' ,)" \
+	"base 0 1,base 1 3,fused 0 1,fused 1 3,splice-rsrc 0 1,splice-rsrc 1 3,"
+t_is "each kernel measures the paths it must have" \
+	"$(sed -n 's/^run variant=\([^ ]*\) boot=0 .*paths=\(.*\)/\1 \2/p' "$T_TMP/ok.log" 2> /dev/null | sort | tr '\n' ' ')" \
+	"base copy,user_copy fused copy,fused splice-rsrc copy,user_copy,splice "
+t_is "every trial reaches the comparison" \
+	"$(cat "$F"/build/results/*/trials-*.jsonl 2> /dev/null | wc -l)" $((2 * 2 * 2 * (2 + 2 + 3)))
+
+ab seeds --variants base,fused --boots 3 --trials 2 --seed 100
+t_is "--seed S: boot b of every kernel gets S + b*trials" \
+	"$(sed -n 's/^run variant=\([^ ]*\) boot=\([0-9]*\) seed=\([0-9]*\) .*/\1 \2 \3/p' "$T_TMP/seeds.log" 2> /dev/null | sort | tr '\n' ,)" \
+	"base 0 100,base 1 102,base 2 104,fused 0 100,fused 1 102,fused 2 104,"
+
+# fails_naming RC DESC CASE WHAT: ab failed, its ERROR message names
+# WHAT, and nothing was compared
+fails_naming() {
+	local rc=$1
+	# shellcheck disable=SC2016 # the inner shell expands them
+	t_ok "$2: make ab fails naming it" \
+		bash -c '[ "$1" != 0 ] && sed -n "/^ERROR/,\$p" "$2" | grep -qF -- "$3"' _ "$rc" "$T_TMP/$3.out" "$4" ||
+		t_diag "exit $rc" "$(tail -n 4 "$T_TMP/$3.out")"
+	# shellcheck disable=SC2016
+	t_ok "$2: nothing compared" bash -c '! grep -q "^compare" "$1"' _ "$T_TMP/$3.log"
+}
+STUB_FAIL="splice-rsrc:1" ab cellfail "${V[@]}"
+fails_naming $? "a failed cell (abtool run exits 1)" cellfail "splice-rsrc boot 2/2"
+STUB_NOBOOT="fused:0" ab noboot "${V[@]}"
+fails_naming $? "a failed boot (vm-run 125)" noboot "fused boot 1/2 (status 125)"
+STUB_PARTIAL="base:1" ab partial "${V[@]}"
+fails_naming $? "a lost trial record, guest exit 0" partial "base boot 2/2: path"
+STUB_LACKS="splice-rsrc:splice" ab lacks "${V[@]}"
+fails_naming $? "the series path skipped, guest exit 0" lacks "splice-rsrc boot 1/2: no trials of data path splice"
+
+abtool=$TOP/tools/abtool/abtool
+if [ -x "$abtool" ]; then
+	got=$("$abtool" run --dry-run --quick --trials 3 --seed 10 --paths copy,splice 2>&1 |
+		sed -n 's/.*trial=\([0-9]*\) cell="null randread 4K qd16" path=\([a-z_]*\) seed=\([0-9]*\)/\1 \2 \3/p' |
+		tr '\n' ,)
+	t_is "abtool run: trial t uses --seed + t on every path (ABBA order)" "$got" \
+		"0 copy 10,0 splice 10,1 splice 11,1 copy 11,2 copy 12,2 splice 12,"
+else
+	t_skip "abtool run: trial t uses --seed + t on every path" "abtool not built"
+fi
+t_done
