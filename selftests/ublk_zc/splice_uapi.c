@@ -24,12 +24,14 @@
 #include <unistd.h>
 #include <net/if.h>
 #include <netinet/in.h>
+#include <sys/eventfd.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
-#include "ublk_zc_lib.h"
+#include "uzc_ring.h"
 #include "kselftest_harness.h"
 
 #define ZC_FLAGS	(UBLK_F_USER_COPY | UBLK_F_SUPPORT_ZERO_COPY)
@@ -37,102 +39,10 @@
 #define MAX_IO		(512 << 10)
 #define DEV_SIZE	(64ULL << 20)
 #define SLOTS		16
-#define WAIT_MS		10000
-#define UD_SPLICE	0x5000
-#define UD_REMOVE	0x6000
-#define UD_LEG		0x7000
-
-/* --- small helpers ---------------------------------------------------- */
-
-static void *xalloc(size_t len)
-{
-	void *p;
-
-	if (posix_memalign(&p, 4096, len))
-		return NULL;
-	memset(p, 0, len);
-	return p;
-}
-
-static int one(struct io_uring *ring, struct io_uring_sqe *sqe, __u64 ud)
-{
-	int res, ret;
-
-	sqe->user_data = ud;
-	ret = uzc_submit_wait(ring, 1, &res, NULL, WAIT_MS);
-	return ret ? ret : res;
-}
-
-static int splice_from(struct io_uring *ring, int fd, __u64 pos, __u32 len,
-		       __u16 slot, __u8 flags)
-{
-	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
-
-	uzc_prep_splice_from(sqe, fd, pos, len, slot);
-	sqe->flags = flags;
-	return one(ring, sqe, UD_SPLICE);
-}
-
-static int buf_remove(struct io_uring *ring, __u16 slot)
-{
-	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
-
-	uzc_prep_buf_remove(sqe, slot);
-	return one(ring, sqe, UD_REMOVE);
-}
-
-static int write_fixed(struct io_uring *ring, int fd, __u16 slot, __u64 addr,
-		       __u32 len, off_t off)
-{
-	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
-
-	io_uring_prep_write_fixed(sqe, fd, (void *)(uintptr_t)addr, len, off,
-				  slot);
-	return one(ring, sqe, UD_LEG);
-}
-
-static int read_fixed(struct io_uring *ring, int fd, __u16 slot, __u64 addr,
-		      __u32 len, off_t off)
-{
-	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
-
-	io_uring_prep_read_fixed(sqe, fd, (void *)(uintptr_t)addr, len, off,
-				 slot);
-	return one(ring, sqe, UD_LEG);
-}
-
-/* a scratch file on the guest's tmpfs */
-static int tmpfile_fd(void)
-{
-	char path[] = "/tmp/uzc.XXXXXX";
-	int fd = mkstemp(path);
-
-	if (fd >= 0)
-		unlink(path);
-	return fd;
-}
-
-/* wait for the next request, check its op and size */
-static int want_req(struct uzc_dev *d, unsigned int op, size_t bytes)
-{
-	int tag = uzc_next_req(d, WAIT_MS);
-
-	if (tag < 0)
-		return tag;
-	if (ublksrv_get_op(uzc_iod(d, tag)) != op ||
-	    ((size_t)uzc_iod(d, tag)->nr_sectors << 9) != bytes)
-		return -EPROTO;
-	return tag;
-}
-
-/* is anything left in the CQ within @ms? */
-static bool cq_quiet(struct io_uring *ring, int ms)
-{
-	struct __kernel_timespec ts = { .tv_nsec = ms * 1000000LL };
-	struct io_uring_cqe *cqe;
-
-	return io_uring_wait_cqe_timeout(ring, &cqe, &ts) == -ETIME;
-}
+#define WAIT_MS		UZC_WAIT_MS
+#define UD_SPLICE	UZC_UD_SPLICE
+#define UD_REMOVE	UZC_UD_REMOVE
+#define UD_LEG		UZC_UD_LEG
 
 /* --- the fixture: one zero-copy device, one ring with a sparse table --- */
 
@@ -163,7 +73,7 @@ FIXTURE_TEARDOWN(zc)
 
 /* start a block WRITE of @len pattern bytes (seed @seed) at @off */
 #define START_WRITE(io, buf, len, seed, off) do {			\
-	buf = xalloc(len);						\
+	buf = uzc_xalloc(len);						\
 	ASSERT_NE(NULL, buf);						\
 	uzc_fill(buf, len, seed);					\
 	struct iovec __iov = { buf, len };				\
@@ -181,7 +91,7 @@ TEST_F(zc, splice_from_bad_fields)
 	void *buf;
 
 	START_WRITE(&io, buf, 8192, 1, 0);
-	tag = want_req(&self->d, UBLK_IO_OP_WRITE, 8192);
+	tag = uzc_want_req(&self->d, UBLK_IO_OP_WRITE, 8192);
 	ASSERT_GE(tag, 0);
 
 	for (i = 0; i < 6; i++) {
@@ -195,20 +105,19 @@ TEST_F(zc, splice_from_bad_fields)
 		case 4: sqe->addr3 = 1; break;
 		case 5: sqe->__pad2[0] = 1; break;
 		}
-		EXPECT_EQ(-EINVAL, one(ring, sqe, UD_SPLICE)) {
+		EXPECT_EQ(-EINVAL, uzc_one(ring, sqe, UD_SPLICE)) {
 			TH_LOG("field %d", i);
 		}
 	}
 	/* len 0 */
-	EXPECT_EQ(-EINVAL, splice_from(ring, cfd, uzc_pos(0, tag, 0), 0, 0, 0));
-	/* never punted to io-wq */
-	EXPECT_EQ(-EINVAL, splice_from(ring, cfd, uzc_pos(0, tag, 0), 8192, 0,
-				       IOSQE_ASYNC));
+	EXPECT_EQ(-EINVAL, uzc_splice_from(ring, cfd, uzc_pos(0, tag, 0), 0, 0,
+					   0));
 	/* none of that installed anything */
-	EXPECT_EQ(-ENOENT, buf_remove(ring, 0));
+	EXPECT_EQ(-ENOENT, uzc_buf_remove(ring, 0, 0));
 
-	EXPECT_EQ(8192, splice_from(ring, cfd, uzc_pos(0, tag, 0), 8192, 0, 0));
-	EXPECT_EQ(0, buf_remove(ring, 0));
+	EXPECT_EQ(8192, uzc_splice_from(ring, cfd, uzc_pos(0, tag, 0), 8192, 0,
+					0));
+	EXPECT_EQ(0, uzc_buf_remove(ring, 0, 0));
 	ASSERT_EQ(0, uzc_commit(&self->d, tag, 8192));
 	EXPECT_EQ(8192, uzc_io_wait(&io));
 	free(buf);
@@ -226,38 +135,40 @@ TEST_F(zc, splice_from_table_errors)
 	__u64 utag = 0;
 
 	START_WRITE(&io, buf, 4096, 2, 0);
-	tag = want_req(&self->d, UBLK_IO_OP_WRITE, 4096);
+	tag = uzc_want_req(&self->d, UBLK_IO_OP_WRITE, 4096);
 	ASSERT_GE(tag, 0);
 	pos = uzc_pos(0, tag, 0);
 
 	/* ring without a registered-buffer table */
 	ASSERT_EQ(0, io_uring_queue_init(8, &bare, 0));
-	EXPECT_EQ(-ENXIO, splice_from(&bare, cfd, pos, 4096, 0, 0));
-	EXPECT_EQ(-ENXIO, buf_remove(&bare, 0));
+	EXPECT_EQ(-ENXIO, uzc_splice_from(&bare, cfd, pos, 4096, 0, 0));
+	EXPECT_EQ(-ENXIO, uzc_buf_remove(&bare, 0, 0));
 	io_uring_queue_exit(&bare);
 
-	EXPECT_EQ(-ERANGE, splice_from(ring, cfd, pos, 4096, SLOTS, 0));
-	EXPECT_EQ(-ERANGE, splice_from(ring, cfd, pos, 4096, 0xffff, 0));
+	EXPECT_EQ(-ERANGE, uzc_splice_from(ring, cfd, pos, 4096, SLOTS, 0));
+	EXPECT_EQ(-ERANGE, uzc_splice_from(ring, cfd, pos, 4096, 0xffff, 0));
 
 	/* a regular file and a bad fd */
-	rfd = tmpfile_fd();
+	rfd = uzc_tmpfile();
 	ASSERT_GE(rfd, 0);
-	EXPECT_EQ(-EOPNOTSUPP, splice_from(ring, rfd, 0, 4096, 1, 0));
+	EXPECT_EQ(-EOPNOTSUPP, uzc_splice_from(ring, rfd, 0, 4096, 1, 0));
 	close(rfd);
-	EXPECT_EQ(-EBADF, splice_from(ring, 12345, pos, 4096, 1, 0));
+	EXPECT_EQ(-EBADF, uzc_splice_from(ring, 12345, pos, 4096, 1, 0));
 
 	/* slot holding a user buffer */
-	ubuf.iov_base = xalloc(4096);
+	ubuf.iov_base = uzc_xalloc(4096);
 	ubuf.iov_len = 4096;
 	ASSERT_EQ(1, io_uring_register_buffers_update_tag(ring, 5, &ubuf,
 							  &utag, 1));
-	EXPECT_EQ(-EBUSY, splice_from(ring, cfd, pos, 4096, 5, 0));
+	EXPECT_EQ(-EBUSY, uzc_splice_from(ring, cfd, pos, 4096, 5, 0));
 
 	/* fixed file; then the slot is occupied */
 	ASSERT_EQ(0, io_uring_register_files(ring, &cfd, 1));
-	EXPECT_EQ(4096, splice_from(ring, 0, pos, 4096, 2, IOSQE_FIXED_FILE));
-	EXPECT_EQ(-EBUSY, splice_from(ring, 0, pos, 4096, 2, IOSQE_FIXED_FILE));
-	EXPECT_EQ(0, buf_remove(ring, 2));
+	EXPECT_EQ(4096, uzc_splice_from(ring, 0, pos, 4096, 2,
+					IOSQE_FIXED_FILE));
+	EXPECT_EQ(-EBUSY, uzc_splice_from(ring, 0, pos, 4096, 2,
+					  IOSQE_FIXED_FILE));
+	EXPECT_EQ(0, uzc_buf_remove(ring, 2, 0));
 	ASSERT_EQ(0, uzc_commit(&self->d, tag, 4096));
 	EXPECT_EQ(4096, uzc_io_wait(&io));
 	free(buf);
@@ -273,44 +184,47 @@ TEST_F(zc, ublk_position_errors)
 	void *buf;
 
 	START_WRITE(&io, buf, 16384, 3, 4096);
-	tag = want_req(&self->d, UBLK_IO_OP_WRITE, 16384);
+	tag = uzc_want_req(&self->d, UBLK_IO_OP_WRITE, 16384);
 	ASSERT_GE(tag, 0);
 	idle = (tag + 1) % DEPTH;
 
 	/* not a buffer position */
-	EXPECT_EQ(-EINVAL, splice_from(ring, cfd, 0, 4096, 0, 0));
-	EXPECT_EQ(-EINVAL, splice_from(ring, cfd, UBLKSRV_IO_BUF_OFFSET - 1,
+	EXPECT_EQ(-EINVAL, uzc_splice_from(ring, cfd, 0, 4096, 0, 0));
+	EXPECT_EQ(-EINVAL, uzc_splice_from(ring, cfd, UBLKSRV_IO_BUF_OFFSET - 1,
 				       4096, 0, 0));
-	EXPECT_EQ(-EINVAL, splice_from(ring, cfd, (__u64)-1, 4096, 0, 0));
+	EXPECT_EQ(-EINVAL, uzc_splice_from(ring, cfd, (__u64)-1, 4096, 0, 0));
 	/* queue and tag out of range */
-	EXPECT_EQ(-ECHRNG, splice_from(ring, cfd, uzc_pos(1, tag, 0), 4096,
+	EXPECT_EQ(-ECHRNG, uzc_splice_from(ring, cfd, uzc_pos(1, tag, 0), 4096,
 				       0, 0));
-	EXPECT_EQ(-ECHRNG, splice_from(ring, cfd, uzc_pos(0, DEPTH, 0), 4096,
+	EXPECT_EQ(-ECHRNG, uzc_splice_from(ring, cfd, uzc_pos(0, DEPTH, 0),
+					   4096,
 				       0, 0));
 	/* a tag without a request owned by the server */
-	EXPECT_EQ(-ESRCH, splice_from(ring, cfd, uzc_pos(0, idle, 0), 4096,
+	EXPECT_EQ(-ESRCH, uzc_splice_from(ring, cfd, uzc_pos(0, idle, 0), 4096,
 				      0, 0));
 	/* offset / length beyond the request */
-	EXPECT_EQ(-EOVERFLOW, splice_from(ring, cfd, uzc_pos(0, tag, 16384),
+	EXPECT_EQ(-EOVERFLOW, uzc_splice_from(ring, cfd, uzc_pos(0, tag, 16384),
 					  1, 0, 0));
-	EXPECT_EQ(-EOVERFLOW, splice_from(ring, cfd, uzc_pos(0, tag, 1),
+	EXPECT_EQ(-EOVERFLOW, uzc_splice_from(ring, cfd, uzc_pos(0, tag, 1),
 					  16384, 0, 0));
-	EXPECT_EQ(-EOVERFLOW, splice_from(ring, cfd, uzc_pos(0, tag, 0),
+	EXPECT_EQ(-EOVERFLOW, uzc_splice_from(ring, cfd, uzc_pos(0, tag, 0),
 					  16385, 0, 0));
 	/* the last byte and the whole request are fine */
-	EXPECT_EQ(1, splice_from(ring, cfd, uzc_pos(0, tag, 16383), 1, 0, 0));
+	EXPECT_EQ(1, uzc_splice_from(ring, cfd, uzc_pos(0, tag, 16383), 1, 0,
+				     0));
 	/* one loan per request at a time */
-	EXPECT_EQ(-EALREADY, splice_from(ring, cfd, uzc_pos(0, tag, 0), 16384,
+	EXPECT_EQ(-EALREADY, uzc_splice_from(ring, cfd, uzc_pos(0, tag, 0),
+					     16384,
 					 1, 0));
-	EXPECT_EQ(0, buf_remove(ring, 0));
-	EXPECT_EQ(16384, splice_from(ring, cfd, uzc_pos(0, tag, 0), 16384,
+	EXPECT_EQ(0, uzc_buf_remove(ring, 0, 0));
+	EXPECT_EQ(16384, uzc_splice_from(ring, cfd, uzc_pos(0, tag, 0), 16384,
 				     1, 0));
-	EXPECT_EQ(0, buf_remove(ring, 1));
+	EXPECT_EQ(0, uzc_buf_remove(ring, 1, 0));
 
 	/* after COMMIT the server does not own the request any more */
 	ASSERT_EQ(0, uzc_commit(&self->d, tag, 16384));
 	EXPECT_EQ(16384, uzc_io_wait(&io));
-	EXPECT_EQ(-ESRCH, splice_from(ring, cfd, uzc_pos(0, tag, 0), 4096,
+	EXPECT_EQ(-ESRCH, uzc_splice_from(ring, cfd, uzc_pos(0, tag, 0), 4096,
 				      0, 0));
 	free(buf);
 }
@@ -326,7 +240,7 @@ TEST_F(zc, non_rw_request_refused)
 	tag = uzc_next_req(&self->d, WAIT_MS);
 	ASSERT_GE(tag, 0);
 	ASSERT_EQ(UBLK_IO_OP_FLUSH, ublksrv_get_op(uzc_iod(&self->d, tag)));
-	EXPECT_EQ(-ENODATA, splice_from(ring, self->d.cdev_fd,
+	EXPECT_EQ(-ENODATA, uzc_splice_from(ring, self->d.cdev_fd,
 					uzc_pos(0, tag, 0), 512, 0, 0));
 	ASSERT_EQ(0, uzc_commit(&self->d, tag, 0));
 	EXPECT_EQ(0, uzc_io_wait(&io));
@@ -341,7 +255,7 @@ TEST_F(zc, buf_remove_errors)
 	__u64 utag = 0;
 	int i;
 
-	for (i = 0; i < 10; i++) {
+	for (i = 0; i < 9; i++) {
 		sqe = io_uring_get_sqe(ring);
 		uzc_prep_buf_remove(sqe, 0);
 		switch (i) {
@@ -353,22 +267,172 @@ TEST_F(zc, buf_remove_errors)
 		case 5: sqe->rw_flags = 1; break;
 		case 6: sqe->splice_fd_in = 1; break;
 		case 7: sqe->addr3 = 1; break;
-		case 8: sqe->flags = IOSQE_ASYNC; break;
-		case 9: sqe->flags = IOSQE_FIXED_FILE; sqe->fd = 0; break;
+		case 8: sqe->flags = IOSQE_FIXED_FILE; sqe->fd = 0; break;
 		}
-		EXPECT_EQ(-EINVAL, one(ring, sqe, UD_REMOVE)) {
+		EXPECT_EQ(-EINVAL, uzc_one(ring, sqe, UD_REMOVE)) {
 			TH_LOG("case %d", i);
 		}
 	}
-	EXPECT_EQ(-ERANGE, buf_remove(ring, SLOTS));
-	EXPECT_EQ(-ENOENT, buf_remove(ring, 0));
+	EXPECT_EQ(-ERANGE, uzc_buf_remove(ring, SLOTS, 0));
+	EXPECT_EQ(-ENOENT, uzc_buf_remove(ring, 0, 0));
 
-	ubuf.iov_base = xalloc(4096);
+	ubuf.iov_base = uzc_xalloc(4096);
 	ubuf.iov_len = 4096;
 	ASSERT_EQ(1, io_uring_register_buffers_update_tag(ring, 3, &ubuf,
 							  &utag, 1));
-	EXPECT_EQ(-EPERM, buf_remove(ring, 3));
+	EXPECT_EQ(-EPERM, uzc_buf_remove(ring, 3, 0));
 	free(ubuf.iov_base);
+}
+
+/* the result of the CQE with user_data @want among @n */
+static int res_of(const int *res, const __u64 *ud, int n, __u64 want)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (ud[i] == want)
+			return res[i];
+	return -ENOENT;
+}
+
+/*
+ * Both ops run wherever io_uring issues them and give the same result:
+ * forced to io-wq (IOSQE_ASYNC, IOSQE_IO_DRAIN), behind an earlier drain,
+ * and as a link member behind a head that went to io-wq. The only release
+ * op must never fail on a valid slot for where it runs.
+ */
+TEST_F(zc, forced_async_ops)
+{
+	struct io_uring *ring = &self->ring;
+	int cfd = self->d.cdev_fd, tag, res[2], fd;
+	struct io_uring_sqe *sqe;
+	struct uzc_io io;
+	void *buf, *back;
+	__u64 ud[2];
+
+	START_WRITE(&io, buf, 16384, 41, 0);
+	tag = uzc_want_req(&self->d, UBLK_IO_OP_WRITE, 16384);
+	ASSERT_GE(tag, 0);
+	fd = uzc_tmpfile();
+	ASSERT_GE(fd, 0);
+
+	EXPECT_EQ(16384, uzc_splice_from(ring, cfd, uzc_pos(0, tag, 0), 16384,
+					 0, IOSQE_ASYNC));
+	EXPECT_EQ(0, uzc_buf_remove(ring, 0, IOSQE_ASYNC));
+	EXPECT_EQ(16384, uzc_splice_from(ring, cfd, uzc_pos(0, tag, 0), 16384,
+					 1, IOSQE_IO_DRAIN));
+	EXPECT_EQ(0, uzc_buf_remove(ring, 1, IOSQE_IO_DRAIN));
+
+	/* a drained NOP, then the lend and the remove behind it */
+	sqe = io_uring_get_sqe(ring);
+	io_uring_prep_nop(sqe);
+	sqe->flags = IOSQE_IO_DRAIN;
+	sqe->user_data = 1;
+	sqe = io_uring_get_sqe(ring);
+	uzc_prep_splice_from(sqe, cfd, uzc_pos(0, tag, 0), 16384, 2);
+	sqe->user_data = 2;
+	ASSERT_EQ(0, uzc_submit_wait(ring, 2, res, ud, WAIT_MS));
+	EXPECT_EQ(0, res_of(res, ud, 2, 1));
+	EXPECT_EQ(16384, res_of(res, ud, 2, 2));
+	sqe = io_uring_get_sqe(ring);
+	io_uring_prep_nop(sqe);
+	sqe->flags = IOSQE_IO_DRAIN;
+	sqe->user_data = 1;
+	sqe = io_uring_get_sqe(ring);
+	uzc_prep_buf_remove(sqe, 2);
+	sqe->user_data = 2;
+	ASSERT_EQ(0, uzc_submit_wait(ring, 2, res, NULL, WAIT_MS));
+	EXPECT_EQ(0, res[0]);	/* the NOP and the remove: both 0 */
+	EXPECT_EQ(0, res[1]);
+
+	/* a link member behind a head punted to io-wq; then a leg uses it */
+	sqe = io_uring_get_sqe(ring);
+	io_uring_prep_nop(sqe);
+	sqe->flags = IOSQE_ASYNC | IOSQE_IO_LINK;
+	sqe->user_data = 1;
+	sqe = io_uring_get_sqe(ring);
+	uzc_prep_splice_from(sqe, cfd, uzc_pos(0, tag, 0), 16384, 3);
+	sqe->user_data = 2;
+	ASSERT_EQ(0, uzc_submit_wait(ring, 2, res, ud, WAIT_MS));
+	EXPECT_EQ(0, res_of(res, ud, 2, 1));
+	EXPECT_EQ(16384, res_of(res, ud, 2, 2));
+	EXPECT_EQ(16384, uzc_write_fixed(ring, fd, 3, 0, 16384, 0));
+	EXPECT_EQ(0, uzc_buf_remove(ring, 3, IOSQE_ASYNC));
+
+	back = uzc_xalloc(16384);
+	ASSERT_NE(NULL, back);
+	EXPECT_EQ(16384, pread(fd, back, 16384, 0));
+	EXPECT_EQ(0, uzc_cmp(buf, back, 16384));
+	ASSERT_EQ(0, uzc_commit(&self->d, tag, 16384));
+	EXPECT_EQ(16384, uzc_io_wait(&io));
+	close(fd);
+	free(buf);
+	free(back);
+}
+
+/*
+ * Files with only ->read()/->write() get a user pointer from io_uring,
+ * and a lent buffer has none: its sqe->addr is an offset. With server
+ * memory mapped at that address (inside a 128 KiB request), WRITE_FIXED
+ * to an eventfd (->write only) must not send it, and READ_FIXED from
+ * /dev/kmsg (->read only) must not write it.
+ */
+TEST_F(zc, read_write_only_files_refused)
+{
+	struct io_uring *ring = &self->ring;
+	int cfd = self->d.cdev_fd, tag, efd, kfd;
+	const __u64 addr = 0x10000;
+	const size_t len = 128 << 10;
+	struct iovec iov;
+	struct uzc_io io;
+	__u64 *mem, val;
+	void *buf;
+
+	mem = mmap((void *)addr, 4096, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	if (mem == MAP_FAILED)
+		SKIP(return, "cannot map 0x%llx: %s",
+		     (unsigned long long)addr, strerror(errno));
+	ASSERT_EQ((void *)addr, (void *)mem);
+	mem[0] = 42;
+
+	START_WRITE(&io, buf, len, 42, 0);
+	tag = uzc_want_req(&self->d, UBLK_IO_OP_WRITE, len);
+	ASSERT_GE(tag, 0);
+	ASSERT_EQ(len, uzc_splice_from(ring, cfd, uzc_pos(0, tag, 0), len, 0,
+				       0));
+	efd = eventfd(0, EFD_NONBLOCK);
+	ASSERT_GE(efd, 0);
+	EXPECT_EQ(-EOPNOTSUPP, uzc_write_fixed(ring, efd, 0, addr, 8, 0));
+	EXPECT_EQ(-1, read(efd, &val, sizeof(val)));	/* counter still 0 */
+	EXPECT_EQ(EAGAIN, errno);
+	EXPECT_EQ(0, uzc_buf_remove(ring, 0, 0));
+	ASSERT_EQ(0, uzc_commit(&self->d, tag, len));
+	EXPECT_EQ(len, uzc_io_wait(&io));
+	free(buf);
+
+	kfd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
+	ASSERT_GE(kfd, 0);
+	buf = uzc_xalloc(len);
+	ASSERT_NE(NULL, buf);
+	iov.iov_base = buf;
+	iov.iov_len = len;
+	ASSERT_EQ(0, uzc_io_start(&self->d, &io, UZC_READ, &iov, 1, 0));
+	tag = uzc_want_req(&self->d, UBLK_IO_OP_READ, len);
+	ASSERT_GE(tag, 0);
+	ASSERT_EQ(len, uzc_splice_from(ring, cfd, uzc_pos(0, tag, 0), len, 1,
+				       0));
+	EXPECT_EQ(-EOPNOTSUPP, uzc_read_fixed(ring, kfd, 1, addr, 4096, 0));
+	EXPECT_EQ(42, mem[0]);
+	EXPECT_EQ(0, uzc_buf_remove(ring, 1, 0));
+	/* the pages were not filled: fail the read instead of exposing them */
+	ASSERT_EQ(0, uzc_commit(&self->d, tag, -EIO));
+	EXPECT_EQ(-EIO, uzc_io_wait(&io));
+
+	close(kfd);
+	close(efd);
+	free(buf);
+	munmap(mem, 4096);
 }
 
 /* a WRITE request's buffer: source only; removal; use after removal */
@@ -380,32 +444,34 @@ TEST_F(zc, write_buffer_direction_and_remove)
 	struct uzc_io io;
 
 	START_WRITE(&io, buf, 65536, 4, 0);
-	tag = want_req(&self->d, UBLK_IO_OP_WRITE, 65536);
+	tag = uzc_want_req(&self->d, UBLK_IO_OP_WRITE, 65536);
 	ASSERT_GE(tag, 0);
-	fd = tmpfile_fd();
+	fd = uzc_tmpfile();
 	ASSERT_GE(fd, 0);
-	back = xalloc(65536);
+	back = uzc_xalloc(65536);
 
-	ASSERT_EQ(65536, splice_from(ring, cfd, uzc_pos(0, tag, 0), 65536, 7,
+	ASSERT_EQ(65536, uzc_splice_from(ring, cfd, uzc_pos(0, tag, 0), 65536,
+					 7,
 				     0));
 	/* the pages hold data: they may not be overwritten */
-	EXPECT_EQ(-EACCES, read_fixed(ring, fd, 7, 0, 4096, 0));
-	EXPECT_EQ(65536, write_fixed(ring, fd, 7, 0, 65536, 0));
+	EXPECT_EQ(-EACCES, uzc_read_fixed(ring, fd, 7, 0, 4096, 0));
+	EXPECT_EQ(65536, uzc_write_fixed(ring, fd, 7, 0, 65536, 0));
 	EXPECT_EQ(65536, pread(fd, back, 65536, 0));
 	EXPECT_EQ(0, uzc_cmp(buf, back, 65536));
 
 	/* double remove, then use after remove */
-	EXPECT_EQ(0, buf_remove(ring, 7));
-	EXPECT_EQ(-ENOENT, buf_remove(ring, 7));
-	EXPECT_EQ(-EFAULT, write_fixed(ring, fd, 7, 0, 4096, 0));
+	EXPECT_EQ(0, uzc_buf_remove(ring, 7, 0));
+	EXPECT_EQ(-ENOENT, uzc_buf_remove(ring, 7, 0));
+	EXPECT_EQ(-EFAULT, uzc_write_fixed(ring, fd, 7, 0, 4096, 0));
 
 	/* the slot can be filled again */
-	EXPECT_EQ(4096, splice_from(ring, cfd, uzc_pos(0, tag, 4096), 4096, 7,
+	EXPECT_EQ(4096, uzc_splice_from(ring, cfd, uzc_pos(0, tag, 4096), 4096,
+					7,
 				    0));
-	EXPECT_EQ(4096, write_fixed(ring, fd, 7, 0, 4096, 65536));
+	EXPECT_EQ(4096, uzc_write_fixed(ring, fd, 7, 0, 4096, 65536));
 	EXPECT_EQ(4096, pread(fd, back, 4096, 65536));
 	EXPECT_EQ(0, uzc_cmp((char *)buf + 4096, back, 4096));
-	EXPECT_EQ(0, buf_remove(ring, 7));
+	EXPECT_EQ(0, uzc_buf_remove(ring, 7, 0));
 
 	ASSERT_EQ(0, uzc_commit(&self->d, tag, 65536));
 	EXPECT_EQ(65536, uzc_io_wait(&io));
@@ -427,23 +493,24 @@ TEST_F(zc, read_buffer_direction)
 	struct uzc_io io;
 	void *src, *dst;
 
-	src = xalloc(32768);
-	dst = xalloc(32768);
+	src = uzc_xalloc(32768);
+	dst = uzc_xalloc(32768);
 	uzc_fill(src, 32768, 5);
-	fd = tmpfile_fd();
+	fd = uzc_tmpfile();
 	ASSERT_GE(fd, 0);
 	ASSERT_EQ(32768, pwrite(fd, src, 32768, 0));
 
 	iov.iov_base = dst;
 	iov.iov_len = 32768;
 	ASSERT_EQ(0, uzc_io_start(&self->d, &io, UZC_READ, &iov, 1, 1 << 20));
-	tag = want_req(&self->d, UBLK_IO_OP_READ, 32768);
+	tag = uzc_want_req(&self->d, UBLK_IO_OP_READ, 32768);
 	ASSERT_GE(tag, 0);
-	ASSERT_EQ(32768, splice_from(ring, cfd, uzc_pos(0, tag, 0), 32768, 0,
+	ASSERT_EQ(32768, uzc_splice_from(ring, cfd, uzc_pos(0, tag, 0), 32768,
+					 0,
 				     0));
 
-	EXPECT_EQ(-EACCES, write_fixed(ring, fd, 0, 0, 32768, 65536));
-	EXPECT_EQ(-EACCES, write_fixed(ring, fd, 0, 100, 1, 65536));
+	EXPECT_EQ(-EACCES, uzc_write_fixed(ring, fd, 0, 0, 32768, 65536));
+	EXPECT_EQ(-EACCES, uzc_write_fixed(ring, fd, 0, 100, 1, 65536));
 
 	s = socket(AF_INET, SOCK_DGRAM, 0);
 	ASSERT_GE(s, 0);
@@ -452,12 +519,12 @@ TEST_F(zc, read_buffer_direction)
 	sqe->user_data = UD_LEG;
 	ASSERT_EQ(0, uzc_submit_wait(ring, 1, res, NULL, WAIT_MS));
 	EXPECT_EQ(-EACCES, res[0]);
-	while (!cq_quiet(ring, 50))
+	while (!uzc_cq_quiet(ring, 50))
 		uzc_submit_wait(ring, 1, NULL, NULL, WAIT_MS);
 	close(s);
 
-	EXPECT_EQ(32768, read_fixed(ring, fd, 0, 0, 32768, 0));
-	EXPECT_EQ(0, buf_remove(ring, 0));
+	EXPECT_EQ(32768, uzc_read_fixed(ring, fd, 0, 0, 32768, 0));
+	EXPECT_EQ(0, uzc_buf_remove(ring, 0, 0));
 	ASSERT_EQ(0, uzc_commit(&self->d, tag, 32768));
 	EXPECT_EQ(32768, uzc_io_wait(&io));
 	EXPECT_EQ(0, uzc_cmp(src, dst, 32768));
@@ -495,9 +562,10 @@ TEST_F(zc, send_zc_from_write_buffer)
 	ASSERT_EQ(0, connect(tx, (void *)&addr, sizeof(addr)));
 
 	START_WRITE(&io, buf, 16384, 6, 0);
-	tag = want_req(&self->d, UBLK_IO_OP_WRITE, 16384);
+	tag = uzc_want_req(&self->d, UBLK_IO_OP_WRITE, 16384);
 	ASSERT_GE(tag, 0);
-	ASSERT_EQ(16384, splice_from(ring, cfd, uzc_pos(0, tag, 0), 16384, 1,
+	ASSERT_EQ(16384, uzc_splice_from(ring, cfd, uzc_pos(0, tag, 0), 16384,
+					 1,
 				     0));
 	/* an odd window of the buffer */
 	sqe = io_uring_get_sqe(ring);
@@ -519,7 +587,7 @@ TEST_F(zc, send_zc_from_write_buffer)
 	res = recv(rx, got, sizeof(got), 0);
 	EXPECT_EQ(5000, res);
 	EXPECT_EQ(0, uzc_cmp((char *)buf + 1001, got, 5000));
-	EXPECT_EQ(0, buf_remove(ring, 1));
+	EXPECT_EQ(0, uzc_buf_remove(ring, 1, 0));
 	ASSERT_EQ(0, uzc_commit(&self->d, tag, 16384));
 	EXPECT_EQ(16384, uzc_io_wait(&io));
 	close(rx);
@@ -549,10 +617,10 @@ TEST_F(zc, odd_layout_offsets_and_bounds)
 	static const size_t at[4] = { 4092, 100, 3588, 8 };
 	static const size_t sz[4] = { 1024, 512, 4608, 8192 };
 
-	flat = xalloc(16384);
-	back = xalloc(16384);
+	flat = uzc_xalloc(16384);
+	back = uzc_xalloc(16384);
 	for (i = 0; i < 4; i++) {
-		p[i] = xalloc(3 * 4096 + 8192);
+		p[i] = uzc_xalloc(3 * 4096 + 8192);
 		iov[i].iov_base = p[i] + at[i];
 		iov[i].iov_len = sz[i];
 		uzc_fill(iov[i].iov_base, sz[i], 70 + i);
@@ -561,12 +629,13 @@ TEST_F(zc, odd_layout_offsets_and_bounds)
 	}
 	ASSERT_EQ(14336, total);
 	ASSERT_EQ(0, uzc_io_start(&self->d, &io, UZC_WRITE, iov, 4, 0));
-	tag = want_req(&self->d, UBLK_IO_OP_WRITE, total);
+	tag = uzc_want_req(&self->d, UBLK_IO_OP_WRITE, total);
 	ASSERT_GE(tag, 0);
-	fd = tmpfile_fd();
+	fd = uzc_tmpfile();
 	ASSERT_GE(fd, 0);
 
-	ASSERT_EQ(total, splice_from(ring, cfd, uzc_pos(0, tag, 0), total, 0,
+	ASSERT_EQ(total, uzc_splice_from(ring, cfd, uzc_pos(0, tag, 0), total,
+					 0,
 				     0));
 	for (i = 0; i < (int)(sizeof(offs) / sizeof(offs[0])); i++) {
 		for (j = 0; j < (int)(sizeof(lens) / sizeof(lens[0])); j++) {
@@ -575,7 +644,7 @@ TEST_F(zc, odd_layout_offsets_and_bounds)
 			if (o + l > total)
 				l = total - o;
 			ASSERT_EQ(0, ftruncate(fd, 0));
-			ASSERT_EQ(l, write_fixed(ring, fd, 0, o, l, 0)) {
+			ASSERT_EQ(l, uzc_write_fixed(ring, fd, 0, o, l, 0)) {
 				TH_LOG("window %zu+%zu", o, l);
 			}
 			ASSERT_EQ(l, pread(fd, back, l, 0));
@@ -585,22 +654,23 @@ TEST_F(zc, odd_layout_offsets_and_bounds)
 		}
 	}
 	/* bounds */
-	EXPECT_EQ(1, write_fixed(ring, fd, 0, total - 1, 1, 0));
-	EXPECT_EQ(-EFAULT, write_fixed(ring, fd, 0, total, 1, 0));
-	EXPECT_EQ(-EFAULT, write_fixed(ring, fd, 0, total - 1, 2, 0));
-	EXPECT_EQ(-EFAULT, write_fixed(ring, fd, 0, 0, total + 1, 0));
-	EXPECT_EQ(-EFAULT, write_fixed(ring, fd, 0, (__u64)-4096, 8192, 0));
-	EXPECT_EQ(0, buf_remove(ring, 0));
+	EXPECT_EQ(1, uzc_write_fixed(ring, fd, 0, total - 1, 1, 0));
+	EXPECT_EQ(-EFAULT, uzc_write_fixed(ring, fd, 0, total, 1, 0));
+	EXPECT_EQ(-EFAULT, uzc_write_fixed(ring, fd, 0, total - 1, 2, 0));
+	EXPECT_EQ(-EFAULT, uzc_write_fixed(ring, fd, 0, 0, total + 1, 0));
+	EXPECT_EQ(-EFAULT, uzc_write_fixed(ring, fd, 0, (__u64)-4096, 8192, 0));
+	EXPECT_EQ(0, uzc_buf_remove(ring, 0, 0));
 
 	/* a partial loan at an odd byte offset is addressed from 0 */
-	ASSERT_EQ(5000, splice_from(ring, cfd, uzc_pos(0, tag, 1001), 5000, 0,
+	ASSERT_EQ(5000, uzc_splice_from(ring, cfd, uzc_pos(0, tag, 1001), 5000,
+					0,
 				    0));
 	ASSERT_EQ(0, ftruncate(fd, 0));
-	EXPECT_EQ(4999, write_fixed(ring, fd, 0, 1, 4999, 0));
+	EXPECT_EQ(4999, uzc_write_fixed(ring, fd, 0, 1, 4999, 0));
 	EXPECT_EQ(4999, pread(fd, back, 4999, 0));
 	EXPECT_EQ(0, uzc_cmp(flat + 1002, back, 4999));
-	EXPECT_EQ(-EFAULT, write_fixed(ring, fd, 0, 1, 5000, 0));
-	EXPECT_EQ(0, buf_remove(ring, 0));
+	EXPECT_EQ(-EFAULT, uzc_write_fixed(ring, fd, 0, 1, 5000, 0));
+	EXPECT_EQ(0, uzc_buf_remove(ring, 0, 0));
 
 	ASSERT_EQ(0, uzc_commit(&self->d, tag, total));
 	EXPECT_EQ(total, uzc_io_wait(&io));
@@ -623,27 +693,28 @@ TEST_F(zc, odd_layout_read)
 	size_t total = 12288, done = 0;
 	struct uzc_io io;
 
-	src = xalloc(total);
+	src = uzc_xalloc(total);
 	uzc_fill(src, total, 9);
-	fd = tmpfile_fd();
+	fd = uzc_tmpfile();
 	ASSERT_GE(fd, 0);
 	ASSERT_EQ(total, pwrite(fd, src, total, 0));
 	for (i = 0; i < 3; i++) {
-		p[i] = xalloc(4 * 4096);
+		p[i] = uzc_xalloc(4 * 4096);
 		iov[i].iov_base = p[i] + at[i];
 		iov[i].iov_len = sz[i];
 	}
 	ASSERT_EQ(0, uzc_io_start(&self->d, &io, UZC_READ, iov, 3, 8192));
-	tag = want_req(&self->d, UBLK_IO_OP_READ, total);
+	tag = uzc_want_req(&self->d, UBLK_IO_OP_READ, total);
 	ASSERT_GE(tag, 0);
-	ASSERT_EQ(total, splice_from(ring, cfd, uzc_pos(0, tag, 0), total, 0,
+	ASSERT_EQ(total, uzc_splice_from(ring, cfd, uzc_pos(0, tag, 0), total,
+					 0,
 				     0));
 	/* in three odd pieces */
-	EXPECT_EQ(1001, read_fixed(ring, fd, 0, 0, 1001, 0));
-	EXPECT_EQ(5003, read_fixed(ring, fd, 0, 1001, 5003, 1001));
-	EXPECT_EQ(total - 6004, read_fixed(ring, fd, 0, 6004, total - 6004,
+	EXPECT_EQ(1001, uzc_read_fixed(ring, fd, 0, 0, 1001, 0));
+	EXPECT_EQ(5003, uzc_read_fixed(ring, fd, 0, 1001, 5003, 1001));
+	EXPECT_EQ(total - 6004, uzc_read_fixed(ring, fd, 0, 6004, total - 6004,
 					   6004));
-	EXPECT_EQ(0, buf_remove(ring, 0));
+	EXPECT_EQ(0, uzc_buf_remove(ring, 0, 0));
 	ASSERT_EQ(0, uzc_commit(&self->d, tag, total));
 	EXPECT_EQ(total, uzc_io_wait(&io));
 	for (i = 0; i < 3; i++) {
@@ -676,7 +747,7 @@ TEST_F(zc, remove_while_in_flight)
 	ASSERT_EQ(4096, write(pfd[1], fill, 4096));
 
 	START_WRITE(&io, buf, 8192, 10, 0);
-	tag = want_req(&self->d, UBLK_IO_OP_WRITE, 8192);
+	tag = uzc_want_req(&self->d, UBLK_IO_OP_WRITE, 8192);
 	ASSERT_GE(tag, 0);
 
 	sqe = io_uring_get_sqe(ring);
@@ -695,8 +766,8 @@ TEST_F(zc, remove_while_in_flight)
 	EXPECT_EQ(UD_REMOVE, ud[1]);
 	EXPECT_EQ(0, res[1]);
 	/* the slot is empty, the write still holds the pages */
-	EXPECT_EQ(-ENOENT, buf_remove(ring, 4));
-	EXPECT_TRUE(cq_quiet(ring, 100));
+	EXPECT_EQ(-ENOENT, uzc_buf_remove(ring, 4, 0));
+	EXPECT_TRUE(uzc_cq_quiet(ring, 100));
 
 	ASSERT_EQ(0, uzc_commit(&self->d, tag, 8192));
 	EXPECT_FALSE(uzc_io_done(&io, 300));
@@ -736,17 +807,17 @@ TEST_F(zc, release_not_held_by_unrelated_fixed_file)
 	sqe->flags = IOSQE_FIXED_FILE;
 	sqe->user_data = 0x999;
 	ASSERT_EQ(1, io_uring_submit(ring));
-	EXPECT_TRUE(cq_quiet(ring, 50));
+	EXPECT_TRUE(uzc_cq_quiet(ring, 50));
 
-	fd = tmpfile_fd();
+	fd = uzc_tmpfile();
 	ASSERT_GE(fd, 0);
 	START_WRITE(&io, buf, 4096, 11, 0);
-	tag = want_req(&self->d, UBLK_IO_OP_WRITE, 4096);
+	tag = uzc_want_req(&self->d, UBLK_IO_OP_WRITE, 4096);
 	ASSERT_GE(tag, 0);
-	EXPECT_EQ(4096, splice_from(ring, cfd, uzc_pos(0, tag, 0), 4096, 0,
+	EXPECT_EQ(4096, uzc_splice_from(ring, cfd, uzc_pos(0, tag, 0), 4096, 0,
 				    0));
-	EXPECT_EQ(4096, write_fixed(ring, fd, 0, 0, 4096, 0));
-	EXPECT_EQ(0, buf_remove(ring, 0));
+	EXPECT_EQ(4096, uzc_write_fixed(ring, fd, 0, 0, 4096, 0));
+	EXPECT_EQ(0, uzc_buf_remove(ring, 0, 0));
 	ASSERT_EQ(0, uzc_commit(&self->d, tag, 4096));
 	EXPECT_TRUE(uzc_io_done(&io, 5000));
 	EXPECT_EQ(4096, uzc_io_wait(&io));
@@ -768,15 +839,15 @@ TEST_F(zc, ring_exit_releases)
 	void *buf[2];
 
 	START_WRITE(&io[0], buf[0], 4096, 12, 0);
-	tag[0] = want_req(&self->d, UBLK_IO_OP_WRITE, 4096);
+	tag[0] = uzc_want_req(&self->d, UBLK_IO_OP_WRITE, 4096);
 	ASSERT_GE(tag[0], 0);
 	START_WRITE(&io[1], buf[1], 8192, 13, 1 << 20);
-	tag[1] = want_req(&self->d, UBLK_IO_OP_WRITE, 8192);
+	tag[1] = uzc_want_req(&self->d, UBLK_IO_OP_WRITE, 8192);
 	ASSERT_GE(tag[1], 0);
 
-	EXPECT_EQ(4096, splice_from(&self->ring, cfd, uzc_pos(0, tag[0], 0),
+	EXPECT_EQ(4096, uzc_splice_from(&self->ring, cfd, uzc_pos(0, tag[0], 0),
 				    4096, 0, 0));
-	EXPECT_EQ(8192, splice_from(&self->ring, cfd, uzc_pos(0, tag[1], 0),
+	EXPECT_EQ(8192, uzc_splice_from(&self->ring, cfd, uzc_pos(0, tag[1], 0),
 				    8192, 9, 0));
 	/* committed, but the ring still holds the pages */
 	ASSERT_EQ(0, uzc_commit(&self->d, tag[0], 4096));
@@ -801,9 +872,10 @@ TEST_F(zc, unregister_releases)
 	void *buf;
 
 	START_WRITE(&io, buf, 4096, 14, 0);
-	tag = want_req(&self->d, UBLK_IO_OP_WRITE, 4096);
+	tag = uzc_want_req(&self->d, UBLK_IO_OP_WRITE, 4096);
 	ASSERT_GE(tag, 0);
-	EXPECT_EQ(4096, splice_from(&self->ring, cfd, uzc_pos(0, tag, 0), 4096,
+	EXPECT_EQ(4096, uzc_splice_from(&self->ring, cfd, uzc_pos(0, tag, 0),
+					4096,
 				    3, 0));
 	ASSERT_EQ(0, uzc_commit(&self->d, tag, 4096));
 	EXPECT_FALSE(uzc_io_done(&io, 200));
@@ -822,7 +894,7 @@ TEST_F(zc, plain_splice_refused)
 
 	ASSERT_EQ(0, pipe(pfd));
 	START_WRITE(&io, buf, 4096, 15, 0);
-	tag = want_req(&self->d, UBLK_IO_OP_WRITE, 4096);
+	tag = uzc_want_req(&self->d, UBLK_IO_OP_WRITE, 4096);
 	ASSERT_GE(tag, 0);
 	pos = uzc_pos(0, tag, 0);
 	EXPECT_EQ(-1, splice(self->d.cdev_fd, &pos, pfd[1], NULL, 4096, 0));
@@ -872,10 +944,10 @@ TEST_F(zc, mirror_failed_install)
 	void *buf;
 
 	START_WRITE(&io, buf, 4096, 17, 0);
-	tag = want_req(&self->d, UBLK_IO_OP_WRITE, 4096);
+	tag = uzc_want_req(&self->d, UBLK_IO_OP_WRITE, 4096);
 	ASSERT_GE(tag, 0);
 	idle = (tag + 1) % DEPTH;
-	fd = tmpfile_fd();
+	fd = uzc_tmpfile();
 	ASSERT_GE(fd, 0);
 
 	ASSERT_EQ(0, io_uring_queue_init(16, &all, IORING_SETUP_SUBMIT_ALL));
@@ -890,7 +962,7 @@ TEST_F(zc, mirror_failed_install)
 			want = -ENOENT;
 		EXPECT_EQ(want, res[i]);
 	}
-	EXPECT_TRUE(cq_quiet(&all, 50));
+	EXPECT_TRUE(uzc_cq_quiet(&all, 50));
 	io_uring_queue_exit(&all);
 
 	/*
@@ -910,7 +982,7 @@ TEST_F(zc, mirror_failed_install)
 			want = -ENOENT;
 		EXPECT_EQ(want, res[i]);
 	}
-	EXPECT_TRUE(cq_quiet(ring, 50));
+	EXPECT_TRUE(uzc_cq_quiet(ring, 50));
 
 	ASSERT_EQ(0, uzc_commit(&self->d, tag, 4096));
 	EXPECT_EQ(4096, uzc_io_wait(&io));
@@ -928,15 +1000,15 @@ TEST_F(zc, two_requests_interleaved)
 	void *buf[2], *back;
 	__u64 ud[4];
 
-	back = xalloc(12288);
+	back = uzc_xalloc(12288);
 	START_WRITE(&io[0], buf[0], 8192, 18, 0);
-	tag[0] = want_req(&self->d, UBLK_IO_OP_WRITE, 8192);
+	tag[0] = uzc_want_req(&self->d, UBLK_IO_OP_WRITE, 8192);
 	ASSERT_GE(tag[0], 0);
 	START_WRITE(&io[1], buf[1], 12288, 19, 1 << 20);
-	tag[1] = want_req(&self->d, UBLK_IO_OP_WRITE, 12288);
+	tag[1] = uzc_want_req(&self->d, UBLK_IO_OP_WRITE, 12288);
 	ASSERT_GE(tag[1], 0);
 	for (k = 0; k < 2; k++) {
-		fd[k] = tmpfile_fd();
+		fd[k] = uzc_tmpfile();
 		ASSERT_GE(fd[k], 0);
 	}
 	for (k = 0; k < 2; k++) {
@@ -962,7 +1034,7 @@ TEST_F(zc, two_requests_interleaved)
 	ASSERT_EQ(0, uzc_submit_wait(ring, 4, res, ud, WAIT_MS));
 	for (i = 0; i < 4; i++)
 		EXPECT_EQ((ud[i] - UD_LEG) & 1 ? 12288 : 8192, res[i]);
-	EXPECT_TRUE(cq_quiet(ring, 50));
+	EXPECT_TRUE(uzc_cq_quiet(ring, 50));
 	for (i = 0; i < 4; i++) {
 		size_t len = (i & 1) ? 12288 : 8192;
 
@@ -995,7 +1067,8 @@ TEST(no_zero_copy_device)
 	ASSERT_GE(cfd, 0);
 	ASSERT_EQ(0, io_uring_queue_init(8, &ring, 0));
 	ASSERT_EQ(0, io_uring_register_buffers_sparse(&ring, 2));
-	EXPECT_EQ(-EOPNOTSUPP, splice_from(&ring, cfd, uzc_pos(0, 0, 0), 4096,
+	EXPECT_EQ(-EOPNOTSUPP, uzc_splice_from(&ring, cfd, uzc_pos(0, 0, 0),
+					       4096,
 					   0, 0));
 	io_uring_queue_exit(&ring);
 	close(cfd);
@@ -1058,7 +1131,8 @@ TEST_F_TIMEOUT(zc, daemon_killed_mid_io, 90)
 					     8192, 1);
 			sqe->flags = IOSQE_CQE_SKIP_SUCCESS;
 			sqe = io_uring_get_sqe(&ring);
-			io_uring_prep_write_fixed(sqe, pfd[1], NULL, 4096, 0, 1);
+			io_uring_prep_write_fixed(sqe, pfd[1], NULL, 4096, 0,
+						  1);
 			if (io_uring_submit(&ring) != 2)
 				st = '3';
 		}
@@ -1071,7 +1145,7 @@ TEST_F_TIMEOUT(zc, daemon_killed_mid_io, 90)
 
 	/* START_DEV while the child serves the partition scan */
 	ASSERT_EQ(0, uzc_ctrl_cmd(&d, UBLK_U_CMD_START_DEV, pid, NULL, 0));
-	buf = xalloc(8192);
+	buf = uzc_xalloc(8192);
 	ASSERT_NE(NULL, buf);
 	uzc_fill(buf, 8192, 16);
 	struct iovec iov = { buf, 8192 };
@@ -1139,12 +1213,12 @@ TEST_F_TIMEOUT(mirror, write_legs, 90)
 	const size_t len = 69632;	/* 68K: not a power of two */
 	struct io_uring *ring = &self->ring;
 	int fds[8], res[8], round, i, tag;
-	char *back = xalloc(len);
+	char *back = uzc_xalloc(len);
 	struct io_uring_sqe *sqe;
 	__u64 ud[8];
 
 	for (i = 0; i < variant->legs; i++) {
-		fds[i] = tmpfile_fd();
+		fds[i] = uzc_tmpfile();
 		ASSERT_GE(fds[i], 0);
 	}
 	/* a few rounds, reusing the slot each time */
@@ -1153,7 +1227,7 @@ TEST_F_TIMEOUT(mirror, write_legs, 90)
 		void *buf;
 
 		START_WRITE(&io, buf, len, 100 + round, round * len);
-		tag = want_req(&self->d, UBLK_IO_OP_WRITE, len);
+		tag = uzc_want_req(&self->d, UBLK_IO_OP_WRITE, len);
 		ASSERT_GE(tag, 0);
 
 		sqe = io_uring_get_sqe(ring);
@@ -1183,7 +1257,7 @@ TEST_F_TIMEOUT(mirror, write_legs, 90)
 			EXPECT_GE(ud[i], UD_LEG);
 			EXPECT_LT(ud[i], UD_LEG + variant->legs);
 		}
-		EXPECT_TRUE(cq_quiet(ring, 50));
+		EXPECT_TRUE(uzc_cq_quiet(ring, 50));
 		for (i = 0; i < variant->legs; i++) {
 			memset(back, 0, len);
 			EXPECT_EQ(len, pread(fds[i], back, len, round * len));
@@ -1192,7 +1266,7 @@ TEST_F_TIMEOUT(mirror, write_legs, 90)
 			}
 		}
 		/* the slot is free again */
-		EXPECT_EQ(-ENOENT, buf_remove(ring, 11));
+		EXPECT_EQ(-ENOENT, uzc_buf_remove(ring, 11, 0));
 		ASSERT_EQ(0, uzc_commit(&self->d, tag, len));
 		EXPECT_EQ(len, uzc_io_wait(&io));
 		free(buf);

@@ -602,8 +602,8 @@ static int prep_splice(struct model *m, struct op *o)
 
 	if (r)
 		return r;
-	if (fa)
-		return -EINVAL;		/* never punted to io-wq */
+	/* forced async (IOSQE_ASYNC, drain) runs in io-wq, same checks */
+	(void)fa;
 	if (s->addr || s->rw_flags || s->splice_fd_in || s->addr3 ||
 	    s->__pad2[0])
 		return -EINVAL;
@@ -661,7 +661,8 @@ static int prep_remove(struct model *m, struct op *o)
 
 	if (r)
 		return r;
-	if ((s->flags & IOSQE_FIXED_FILE) || fa)
+	(void)fa;	/* runs anywhere, never refused for it */
+	if (s->flags & IOSQE_FIXED_FILE)
 		return -EINVAL;
 	if (s->fd != -1)
 		return -EINVAL;
@@ -1933,15 +1934,27 @@ static void gen_fused(struct model *m, struct op *o)
 		t->personality = 1 + rnd_below(10);
 }
 
+/*
+ * Unlinked SPLICE_FROM and BUF_REMOVE in io-wq take effect at a time the
+ * model cannot place among the submission's later SQEs: splice_uapi's
+ * forced_async_* cases test them; here they stay inline (or last, when
+ * drained, or in a chain, whose order the model knows).
+ */
+static bool async_unmodelled(const struct op *o, bool in_chain)
+{
+	return !in_chain && (o->kind == K_SPLICE || o->kind == K_REMOVE);
+}
+
 /* random SQE flags for an unlinked op (links are set by the caller) */
 static void gen_flags(struct op *o, bool may_drain, bool in_chain)
 {
 	struct io_uring_sqe *s = &o->sqe[0];
 	unsigned int r = rnd_below(100);
 
-	if (r < 12)
-		s->flags |= IOSQE_ASYNC;
-	else if (r < 26 && !in_chain)
+	if (r < 12) {
+		if (!async_unmodelled(o, in_chain))
+			s->flags |= IOSQE_ASYNC;
+	} else if (r < 26 && !in_chain)
 		s->flags |= IOSQE_CQE_SKIP_SUCCESS;
 	else if (r < 29 && may_drain && !in_chain)
 		s->flags |= IOSQE_IO_DRAIN;

@@ -1,0 +1,571 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Lifetime of lent request pages (splice-rsrc): every way a lent buffer
+ * leaves its slot gives the pages back at once, whatever else is parked
+ * on the ring; a COMMIT before the release never makes ring exit, daemon
+ * death or device delete wait forever; loans are made only for the
+ * queue's daemon and die with it, even when its ring lives on in another
+ * process; a request aborted while lent is requeued when recovery asks
+ * for it.
+ *
+ * Each case watches the block I/O and the device delete with a deadline
+ * instead of blocking on them, so that a kernel with the bug fails the
+ * case (and leaves a stuck device behind) instead of hanging the run.
+ *
+ * Exit 4 (skip) when the kernel lacks the splice-rsrc uAPI, unless
+ * UBLK_ZC_VARIANT says it is splice-rsrc: then that fails (exit 1).
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+
+#include "uzc_ring.h"
+#include "kselftest_harness.h"
+
+#define ZC_FLAGS	(UBLK_F_USER_COPY | UBLK_F_SUPPORT_ZERO_COPY)
+#define DEPTH		4
+#define MAX_IO		(512 << 10)
+#define DEV_SIZE	(64ULL << 20)
+#define SLOTS		8
+#define DEADLINE_MS	10000
+/* the sector the child servers wait for (the partition scan reads 0) */
+#define TEST_SECTOR	2048
+
+#ifndef UBLK_F_USER_RECOVERY
+#define UBLK_F_USER_RECOVERY		(1ULL << 3)
+#endif
+#ifndef UBLK_F_USER_RECOVERY_REISSUE
+#define UBLK_F_USER_RECOVERY_REISSUE	(1ULL << 4)
+#endif
+
+/* --- deadlines ---------------------------------------------------------- */
+
+/*
+ * Stop and delete @d from a child and wait for it up to @ms. A kernel that
+ * cannot delete leaves the child in D state; the case fails instead of
+ * hanging. The caller must have closed its /dev/ublkcN.
+ */
+static bool deleted_within(struct uzc_dev *d, int ms)
+{
+	int status, waited;
+	pid_t pid;
+
+	pid = fork();
+	if (pid < 0)
+		return false;
+	if (pid == 0)
+		_exit(uzc_dev_del(d) ? 1 : 0);
+	for (waited = 0; waited <= ms; waited += 20) {
+		if (waitpid(pid, &status, WNOHANG) == pid) {
+			d->dev_id = -1;
+			return WIFEXITED(status) && !WEXITSTATUS(status);
+		}
+		usleep(20000);
+	}
+	d->dev_id = -1;		/* leave it to the stuck child */
+	return false;
+}
+
+/* start a block WRITE of @len pattern bytes at sector TEST_SECTOR */
+static void *start_write(struct uzc_dev *d, struct uzc_io *io, size_t len,
+			 unsigned int seed)
+{
+	void *buf = uzc_xalloc(len);
+	struct iovec iov = { buf, len };
+
+	if (!buf)
+		return NULL;
+	uzc_fill(buf, len, seed);
+	if (uzc_io_start(d, io, UZC_WRITE, &iov, 1, TEST_SECTOR * 512)) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+/* --- child servers --------------------------------------------------- */
+
+/* what the child server does with the test's WRITE */
+enum lend_mode {
+	/* lend on the FETCH ring and commit at once */
+	LEND_COMMIT_SAME_RING	= 1 << 0,
+	/* a forked child keeps the lending ring (not the device) open */
+	LEND_FORK_HOLDER	= 1 << 1,
+	/* a WRITE_FIXED leg of the buffer parks on a full pipe */
+	LEND_PARKED_LEG		= 1 << 2,
+};
+
+struct server {
+	struct uzc_dev d;
+	pid_t pid;
+	pid_t holder;		/* LEND_FORK_HOLDER: the ring's other owner */
+	int ready[2];
+	int pipe[2];		/* full, nonblocking */
+};
+
+/* the child: serve until the test's WRITE, lend it as @mode says */
+static char serve_and_lend(struct server *s, unsigned int mode)
+{
+	struct uzc_dev *d = &s->d;
+	struct io_uring own, *ring = &own;
+	struct io_uring_sqe *sqe;
+	size_t len;
+	int tag;
+
+	if (uzc_queue_open(d))
+		return '1';
+	if (mode & LEND_COMMIT_SAME_RING)
+		ring = &d->q;
+	else if (io_uring_queue_init(8, ring, 0))
+		return '1';
+	if (io_uring_register_buffers_sparse(ring, SLOTS))
+		return '1';
+	for (;;) {
+		tag = uzc_next_req(d, 60000);
+		if (tag < 0)
+			return '2';
+		if (ublksrv_get_op(uzc_iod(d, tag)) == UBLK_IO_OP_WRITE &&
+		    uzc_iod(d, tag)->start_sector == TEST_SECTOR)
+			break;
+		uzc_serve_default(d, tag);
+	}
+	len = (size_t)uzc_iod(d, tag)->nr_sectors << 9;
+	if (uzc_splice_from(ring, d->cdev_fd, uzc_pos(0, tag, 0), len, 1, 0) !=
+	    (int)len)
+		return '3';
+
+	/* the pages stay lent; the FETCH of the tag parks on the ring */
+	if ((mode & LEND_COMMIT_SAME_RING) && uzc_commit(d, tag, len))
+		return '4';
+	if (mode & LEND_PARKED_LEG) {
+		sqe = io_uring_get_sqe(ring);
+		io_uring_prep_write_fixed(sqe, s->pipe[1], NULL, len, 0, 1);
+		if (io_uring_submit(ring) != 1 || !uzc_cq_quiet(ring, 50))
+			return '5';
+	}
+	if (mode & LEND_FORK_HOLDER) {
+		s->holder = fork();
+		if (s->holder < 0)
+			return '6';
+		if (s->holder == 0) {
+			/*
+			 * Keep the lending ring, nothing of the device: its
+			 * queue ring (mapped, not only open) and char device
+			 * (mapped too) would keep the daemon's FETCHes alive.
+			 */
+			munmap(d->iods, d->iods_len);
+			close(d->cdev_fd);
+			io_uring_queue_exit(&d->q);
+			pause();
+			_exit(0);
+		}
+	}
+	return 'r';
+}
+
+/*
+ * Add a device of @flags, start it served by a child that lends the
+ * test's WRITE of @len bytes (@mode), and wait until it did.
+ */
+static int server_start(struct server *s, __u64 flags, unsigned int mode,
+			struct uzc_io *io, void **buf, size_t len)
+{
+	char st = 0, fill[4096];
+	struct pollfd pf;
+
+	memset(s, 0, sizeof(*s));
+	if (pipe(s->ready) || pipe2(s->pipe, O_NONBLOCK))
+		return -errno;
+	if (fcntl(s->pipe[1], F_SETPIPE_SZ, 4096) != 4096)
+		return -errno;
+	memset(fill, 'f', sizeof(fill));
+	if (write(s->pipe[1], fill, sizeof(fill)) != sizeof(fill))
+		return -errno;
+	if (uzc_dev_add(&s->d, flags, DEPTH, MAX_IO, DEV_SIZE, false))
+		return -ENODEV;
+
+	s->pid = fork();
+	if (s->pid < 0)
+		return -errno;
+	if (s->pid == 0) {
+		close(s->ready[0]);
+		s->d.ctrl_ready = false;	/* the parent's */
+		st = serve_and_lend(s, mode);
+		if (write(s->ready[1], &s->holder, sizeof(s->holder)) !=
+		    sizeof(s->holder) || write(s->ready[1], &st, 1) != 1)
+			_exit(4);
+		pause();
+		_exit(0);
+	}
+	close(s->ready[1]);
+	if (uzc_ctrl_cmd(&s->d, UBLK_U_CMD_START_DEV, s->pid, NULL, 0))
+		return -EIO;
+	*buf = start_write(&s->d, io, len, 51);
+	if (!*buf)
+		return -ENOMEM;
+	pf.fd = s->ready[0];
+	pf.events = POLLIN;
+	if (poll(&pf, 1, 30000) != 1)
+		return -ETIMEDOUT;
+	if (read(s->ready[0], &s->holder, sizeof(s->holder)) !=
+	    sizeof(s->holder))
+		return -EPROTO;
+	if (read(s->ready[0], &st, 1) != 1 || st != 'r')
+		return -EPROTO;
+	return 0;
+}
+
+static void server_kill(struct server *s)
+{
+	int status;
+
+	kill(s->pid, SIGKILL);
+	waitpid(s->pid, &status, 0);
+}
+
+static void server_close(struct server *s)
+{
+	/* the holder was reparented when its parent died: no wait */
+	if (s->holder > 0)
+		kill(s->holder, SIGKILL);
+	if (s->ready[0] >= 0)
+		close(s->ready[0]);
+	if (s->pipe[0] >= 0)
+		close(s->pipe[0]);
+	if (s->pipe[1] >= 0)
+		close(s->pipe[1]);
+}
+
+/* cases with a child server; the harness's default 30 s is too short */
+FIXTURE(srv) {
+	struct server s;
+	struct uzc_io io;
+	void *buf;
+};
+
+FIXTURE_SETUP(srv)
+{
+	memset(self, 0, sizeof(*self));
+	self->s.ready[0] = self->s.pipe[0] = self->s.pipe[1] = -1;
+}
+
+FIXTURE_TEARDOWN(srv)
+{
+	server_close(&self->s);
+	free(self->buf);
+}
+
+/* --- COMMIT before the release, FETCH on the lending ring --------------- */
+
+/* the ring closes: the committed request completes, the device goes */
+TEST(same_ring_commit_then_ring_exit)
+{
+	struct uzc_dev d;
+	struct uzc_io io;
+	void *buf;
+	int tag;
+
+	ASSERT_EQ(0, uzc_dev_create(&d, ZC_FLAGS, DEPTH, MAX_IO, DEV_SIZE,
+				    false));
+	ASSERT_EQ(0, io_uring_register_buffers_sparse(&d.q, SLOTS));
+	buf = start_write(&d, &io, 128 << 10, 50);
+	ASSERT_NE(NULL, buf);
+	tag = uzc_want_req(&d, UBLK_IO_OP_WRITE, 128 << 10);
+	ASSERT_GE(tag, 0);
+	ASSERT_EQ(128 << 10, uzc_splice_from(&d.q, d.cdev_fd,
+					     uzc_pos(0, tag, 0), 128 << 10, 0,
+					     0));
+	ASSERT_EQ(0, uzc_commit(&d, tag, 128 << 10));
+	/* committed, still lent: the pages are not back yet */
+	EXPECT_FALSE(uzc_io_done(&io, 200));
+
+	uzc_queue_close(&d);
+	EXPECT_TRUE(uzc_io_done(&io, DEADLINE_MS));
+	if (io.done)
+		EXPECT_EQ(128 << 10, uzc_io_wait(&io));
+	EXPECT_TRUE(deleted_within(&d, DEADLINE_MS));
+	free(buf);
+}
+
+/* the server dies instead: same outcome */
+TEST_F_TIMEOUT(srv, same_ring_commit_then_sigkill, 90)
+{
+	struct server *s = &self->s;
+
+	ASSERT_EQ(0, server_start(s, ZC_FLAGS, LEND_COMMIT_SAME_RING,
+				  &self->io, &self->buf, 8192));
+	EXPECT_FALSE(uzc_io_done(&self->io, 200));
+	server_kill(s);
+	EXPECT_TRUE(uzc_io_done(&self->io, DEADLINE_MS));
+	if (self->io.done)
+		EXPECT_EQ(8192, uzc_io_wait(&self->io));
+	EXPECT_TRUE(deleted_within(&s->d, DEADLINE_MS));
+}
+
+/* --- loans belong to the daemon ---------------------------------------- */
+
+/*
+ * The lending ring lives on in another process (inherited by fork) when
+ * the daemon is killed: its loans are gone with it, the request fails,
+ * the device deletes.
+ */
+TEST_F_TIMEOUT(srv, ring_outlives_daemon, 90)
+{
+	struct server *s = &self->s;
+
+	ASSERT_EQ(0, server_start(s, ZC_FLAGS, LEND_FORK_HOLDER,
+				  &self->io, &self->buf, 8192));
+	EXPECT_FALSE(uzc_io_done(&self->io, 200));
+	server_kill(s);
+	EXPECT_TRUE(uzc_io_done(&self->io, DEADLINE_MS));
+	if (self->io.done)
+		EXPECT_EQ(-EIO, uzc_io_wait(&self->io));
+	EXPECT_TRUE(deleted_within(&s->d, DEADLINE_MS));
+}
+
+/* and so does a leg of the buffer parked on a full pipe of that ring */
+TEST_F_TIMEOUT(srv, parked_leg_dies_with_daemon, 90)
+{
+	struct server *s = &self->s;
+
+	ASSERT_EQ(0, server_start(s, ZC_FLAGS,
+				  LEND_FORK_HOLDER | LEND_PARKED_LEG,
+				  &self->io, &self->buf, 8192));
+	EXPECT_FALSE(uzc_io_done(&self->io, 200));
+	server_kill(s);
+	EXPECT_TRUE(uzc_io_done(&self->io, DEADLINE_MS));
+	if (self->io.done)
+		EXPECT_EQ(-EIO, uzc_io_wait(&self->io));
+	EXPECT_TRUE(deleted_within(&s->d, DEADLINE_MS));
+}
+
+struct lend_try {
+	struct io_uring *ring;
+	int fd, tag, res;
+};
+
+static void *lend_thread(void *arg)
+{
+	struct lend_try *t = arg;
+
+	t->res = uzc_splice_from(t->ring, t->fd, uzc_pos(0, t->tag, 0), 4096,
+				 0, 0);
+	return NULL;
+}
+
+/* only the queue's daemon lends: not another thread, not a forked child */
+TEST(lend_only_for_daemon)
+{
+	struct io_uring ring;
+	struct lend_try t;
+	struct uzc_dev d;
+	struct uzc_io io;
+	pthread_t th;
+	int status;
+	pid_t pid;
+	void *buf;
+
+	ASSERT_EQ(0, uzc_dev_create(&d, ZC_FLAGS, DEPTH, MAX_IO, DEV_SIZE,
+				    false));
+	ASSERT_EQ(0, io_uring_queue_init(8, &ring, 0));
+	ASSERT_EQ(0, io_uring_register_buffers_sparse(&ring, SLOTS));
+	buf = start_write(&d, &io, 4096, 52);
+	ASSERT_NE(NULL, buf);
+	t.ring = &ring;
+	t.fd = d.cdev_fd;
+	t.tag = uzc_want_req(&d, UBLK_IO_OP_WRITE, 4096);
+	ASSERT_GE(t.tag, 0);
+
+	ASSERT_EQ(0, pthread_create(&th, NULL, lend_thread, &t));
+	ASSERT_EQ(0, pthread_join(th, NULL));
+	EXPECT_EQ(-EPERM, t.res);
+
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		lend_thread(&t);
+		_exit(t.res == -EPERM ? 0 : 1);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
+	/* the child moved the shared SQ past this copy of liburing's view */
+	io_uring_queue_exit(&ring);
+
+	/* the daemon itself may */
+	ASSERT_EQ(0, io_uring_queue_init(8, &ring, 0));
+	ASSERT_EQ(0, io_uring_register_buffers_sparse(&ring, SLOTS));
+	EXPECT_EQ(4096, uzc_splice_from(&ring, d.cdev_fd, uzc_pos(0, t.tag, 0),
+					4096, 0, 0));
+	EXPECT_EQ(0, uzc_buf_remove(&ring, 0, 0));
+	ASSERT_EQ(0, uzc_commit(&d, t.tag, 4096));
+	EXPECT_EQ(4096, uzc_io_wait(&io));
+	io_uring_queue_exit(&ring);
+	EXPECT_EQ(0, uzc_dev_destroy(&d));
+	free(buf);
+}
+
+/* --- every way out of a slot, with an unrelated request parked ---------- */
+
+/* a READ on a fixed pipe holds the ring's current rsrc node for long */
+static void park_fixed_pipe_read(struct __test_metadata *_metadata,
+				 struct io_uring *ring, int pfd[2], char *dst)
+{
+	struct io_uring_sqe *sqe;
+
+	ASSERT_EQ(0, pipe(pfd));
+	ASSERT_EQ(0, io_uring_register_files(ring, &pfd[0], 1));
+	sqe = io_uring_get_sqe(ring);
+	io_uring_prep_read(sqe, 0, dst, 16, 0);
+	sqe->flags = IOSQE_FIXED_FILE;
+	sqe->user_data = 0x999;
+	ASSERT_EQ(1, io_uring_submit(ring));
+	ASSERT_TRUE(uzc_cq_quiet(ring, 50));
+}
+
+FIXTURE(parked) {
+	struct uzc_dev d;
+	struct io_uring ring;
+	struct uzc_io io;
+	int pfd[2], tag;
+	char dst[16];
+	void *buf;
+};
+
+FIXTURE_SETUP(parked)
+{
+	memset(self, 0, sizeof(*self));
+	self->d.dev_id = -1;
+	ASSERT_EQ(0, uzc_dev_create(&self->d, ZC_FLAGS, DEPTH, MAX_IO,
+				    DEV_SIZE, false));
+	ASSERT_EQ(0, io_uring_queue_init(8, &self->ring, 0));
+	ASSERT_EQ(0, io_uring_register_buffers_sparse(&self->ring, SLOTS));
+	park_fixed_pipe_read(_metadata, &self->ring, self->pfd, self->dst);
+	self->buf = start_write(&self->d, &self->io, 4096, 53);
+	ASSERT_NE(NULL, self->buf);
+	self->tag = uzc_want_req(&self->d, UBLK_IO_OP_WRITE, 4096);
+	ASSERT_GE(self->tag, 0);
+	ASSERT_EQ(4096, uzc_splice_from(&self->ring, self->d.cdev_fd,
+					uzc_pos(0, self->tag, 0), 4096, 2, 0));
+	ASSERT_EQ(0, uzc_commit(&self->d, self->tag, 4096));
+	ASSERT_FALSE(uzc_io_done(&self->io, 100));
+}
+
+FIXTURE_TEARDOWN(parked)
+{
+	/* unpark the read, then everything goes */
+	if (write(self->pfd[1], "x", 1) != 1)
+		TH_LOG("cannot unpark the fixed-file read");
+	io_uring_queue_exit(&self->ring);
+	close(self->pfd[0]);
+	close(self->pfd[1]);
+	EXPECT_EQ(0, uzc_dev_destroy(&self->d));
+	free(self->buf);
+}
+
+/* IORING_REGISTER_BUFFERS_UPDATE over the lent slot */
+TEST_F(parked, buffers_update_releases_at_once)
+{
+	struct iovec none = { NULL, 0 };
+	__u64 utag = 0;
+
+	EXPECT_EQ(1, io_uring_register_buffers_update_tag(&self->ring, 2,
+							  &none, &utag, 1));
+	EXPECT_TRUE(uzc_io_done(&self->io, 1000));
+	if (self->io.done)
+		EXPECT_EQ(4096, uzc_io_wait(&self->io));
+	EXPECT_EQ(-EFAULT, uzc_write_fixed(&self->ring, self->pfd[1], 2, 0, 1,
+					   0));
+}
+
+static void *unregister_thread(void *arg)
+{
+	return (void *)(long)io_uring_unregister_buffers(arg);
+}
+
+/*
+ * IORING_UNREGISTER_BUFFERS waits for the parked read (it quiesces every
+ * node), but the lent pages go back first.
+ */
+TEST_F(parked, unregister_releases_before_quiesce)
+{
+	pthread_t th;
+	void *ret;
+
+	ASSERT_EQ(0, pthread_create(&th, NULL, unregister_thread,
+				    &self->ring));
+	EXPECT_TRUE(uzc_io_done(&self->io, 1000));
+	if (self->io.done)
+		EXPECT_EQ(4096, uzc_io_wait(&self->io));
+	ASSERT_EQ(1, write(self->pfd[1], "x", 1));
+	ASSERT_EQ(0, pthread_join(th, &ret));
+	EXPECT_EQ(0, (long)ret);
+}
+
+/* --- recovery ------------------------------------------------------------ */
+
+/*
+ * UBLK_F_USER_RECOVERY_REISSUE: the daemon dies with the test's WRITE lent
+ * and a leg parked on it. Whichever of abort and the loan puts the last
+ * reference, the request is requeued and a new daemon serves it again.
+ */
+TEST_F_TIMEOUT(srv, reissue_with_loan_outstanding, 90)
+{
+	const __u64 flags = ZC_FLAGS | UBLK_F_USER_RECOVERY |
+			    UBLK_F_USER_RECOVERY_REISSUE;
+	struct ublksrv_ctrl_dev_info info;
+	struct server *s = &self->s;
+	int tag, i;
+
+	ASSERT_EQ(0, server_start(s, flags, LEND_PARKED_LEG,
+				  &self->io, &self->buf, 8192));
+	server_kill(s);
+	/* requeued, not failed: the write waits for the next daemon */
+	EXPECT_FALSE(uzc_io_done(&self->io, 1000));
+
+	for (i = 0; i < 100; i++) {
+		ASSERT_EQ(0, uzc_ctrl_cmd(&s->d, UBLK_U_CMD_GET_DEV_INFO, 0,
+					  &info, sizeof(info)));
+		if (info.state == UBLK_S_DEV_QUIESCED)
+			break;
+		usleep(50000);
+	}
+	ASSERT_EQ(UBLK_S_DEV_QUIESCED, info.state);
+	ASSERT_EQ(0, uzc_ctrl_cmd(&s->d, UBLK_U_CMD_START_USER_RECOVERY, 0,
+				  NULL, 0));
+	ASSERT_EQ(0, uzc_queue_open(&s->d));
+	ASSERT_EQ(0, uzc_ctrl_cmd(&s->d, UBLK_U_CMD_END_USER_RECOVERY,
+				  getpid(), NULL, 0));
+	s->d.started = true;
+	tag = uzc_want_req(&s->d, UBLK_IO_OP_WRITE, 8192);
+	ASSERT_GE(tag, 0);
+	ASSERT_EQ(0, uzc_commit(&s->d, tag, 8192));
+	EXPECT_TRUE(uzc_io_done(&self->io, DEADLINE_MS));
+	if (self->io.done)
+		EXPECT_EQ(8192, uzc_io_wait(&self->io));
+	EXPECT_EQ(0, uzc_dev_destroy(&s->d));
+}
+
+int main(int argc, char **argv)
+{
+	const char *why = uzc_unsupported();
+
+	/* absent on a kernel that must have it: a failure, not a skip */
+	if (why && uzc_must_have(uzc_prereq() ? NULL : "splice"))
+		ksft_exit_fail_msg("%s, but UBLK_ZC_VARIANT=%s must have it\n",
+				   why, uzc_variant());
+	if (why)
+		ksft_exit_skip("%s\n", why);
+	return test_harness_run(argc, argv);
+}
