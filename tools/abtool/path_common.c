@@ -23,7 +23,7 @@ int path_map_request(struct ublk_queue *q, unsigned int tag)
 	case UBLK_IO_OP_WRITE:
 		break;
 	case UBLK_IO_OP_FLUSH:
-		if (!t->nr_fds) {
+		if (!t->nr_flush) {
 			ublk_commit(q, tag, 0);
 			return -EAGAIN;
 		}

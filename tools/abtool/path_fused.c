@@ -77,6 +77,7 @@ const struct ublk_path_ops path_fused = {
 	.name = "fused",
 	.help = "one IORING_OP_FUSED_CMD per leg lends the request pages (fused)",
 	.dev_flags = UBLK_F_USER_COPY | UBLK_F_SUPPORT_ZERO_COPY,
+	.sqe128 = true,
 	.probe = fused_probe,
 	.start = fused_start,
 	.cqe = fused_cqe,

@@ -97,6 +97,7 @@ int target_open_backings(struct ublk_tgt *t, unsigned int nr_share,
 	} else {
 		t->dev_size = smallest * nr_share;
 	}
+	t->nr_flush = t->nr_fds;
 	t->dev_size &= ~511ULL;
 	if (!t->dev_size) {
 		snprintf(err, errlen, "device size is 0: give --size or non-empty backings");
@@ -109,4 +110,5 @@ void target_close_backings(struct ublk_tgt *t)
 {
 	while (t->nr_fds > 0)
 		close(t->fds[--t->nr_fds]);
+	t->nr_flush = 0;
 }

@@ -43,6 +43,8 @@ struct ublk_tgt {
 	struct ublk_tgt_config cfg;
 	int fds[UBLK_MAX_BACKINGS];
 	int nr_fds;
+	/* fds[0..nr_flush) hold data: FLUSH fsyncs them, the cache is volatile */
+	int nr_flush;
 	uint64_t dev_size;
 	unsigned int read_leg;	/* mirror: which leg serves reads */
 };
@@ -55,7 +57,7 @@ struct ublk_target_ops {
 	int (*open)(struct ublk_tgt *t, char *err, size_t errlen);
 	/*
 	 * Fill legs for a READ or WRITE of [off, off + len); returns the
-	 * number of legs (0 = nothing to do, e.g. null) or -errno.
+	 * number of legs (0 = nothing to do) or -errno.
 	 */
 	int (*map)(const struct ublk_tgt *t, bool write, uint64_t off,
 		   uint32_t len, struct ublk_leg *legs);
@@ -70,6 +72,7 @@ struct ublk_path_ops {
 	uint64_t dev_flags;	/* UBLK_F_* the device is created with */
 	bool kernel_copies;	/* the driver copies every request's bytes */
 	bool daemon_buffers;	/* the target's I/O goes through a per-tag buffer */
+	bool sqe128;		/* its SQEs have a second half (fused commands) */
 	/* 0 if this kernel can run the path, else -errno and a reason. */
 	int (*probe)(uint64_t features, char *why, size_t whylen);
 	int (*queue_init)(struct ublk_queue *q);

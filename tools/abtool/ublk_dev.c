@@ -79,8 +79,8 @@ static int set_params(struct ublk_dev *d)
 		},
 	};
 
-	/* backings have a cache to flush; null does not */
-	if (d->tgt.nr_fds)
+	/* backings have a cache to flush; null's sinks do not */
+	if (d->tgt.nr_flush)
 		p.basic.attrs = UBLK_ATTR_VOLATILE_CACHE;
 	return ublk_ctrl_set_params(d, &p);
 }

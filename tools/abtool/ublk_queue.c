@@ -29,8 +29,9 @@ struct io_uring_sqe *ublk_get_sqe(struct ublk_queue *q)
 		io_uring_submit(&q->ring);
 		sqe = io_uring_get_sqe(&q->ring);
 	}
-	/* 128-byte SQEs: clear both halves */
-	memset(sqe, 0, 2 * sizeof(*sqe));
+	/* with 128-byte SQEs clear both halves */
+	memset(sqe, 0, (q->ring.flags & IORING_SETUP_SQE128 ? 2 : 1) *
+		       sizeof(*sqe));
 	q->stats->sqes++;
 	return sqe;
 }
@@ -89,7 +90,7 @@ void ublk_submit_flush(struct ublk_queue *q, unsigned int tag)
 	struct ublk_io *io = &q->ios[tag];
 	int i;
 
-	for (i = 0; i < q->dev->tgt.nr_fds; i++) {
+	for (i = 0; i < q->dev->tgt.nr_flush; i++) {
 		struct io_uring_sqe *sqe = ublk_get_sqe(q);
 
 		io_uring_prep_fsync(sqe, q->dev->tgt.fds[i],
@@ -196,10 +197,11 @@ int ublk_queue_setup(struct ublk_dev *d, unsigned int q_id)
 	 * Room for every tag's command plus its legs and copies.  SUBMIT_ALL:
 	 * a request's SQEs (install, legs, remove) go in together even when
 	 * one fails at prep, so the rest fail with their own CQE instead of
-	 * lingering in the SQ ring behind it.
+	 * lingering in the SQ ring behind it. 128-byte SQEs only for the path
+	 * that needs them: ublk's io commands fit in 64 bytes.
 	 */
 	ret = io_uring_queue_init(q->depth * 4, &q->ring,
-				  IORING_SETUP_SQE128 |
+				  (d->path->sqe128 ? IORING_SETUP_SQE128 : 0) |
 				  IORING_SETUP_SUBMIT_ALL |
 				  IORING_SETUP_COOP_TASKRUN);
 	if (ret < 0)
