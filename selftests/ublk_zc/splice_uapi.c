@@ -1182,6 +1182,7 @@ FIXTURE(mirror) {
 FIXTURE_VARIANT(mirror) {
 	int legs;
 	bool async;
+	unsigned int ring_flags;	/* of the lending ring */
 };
 
 FIXTURE_VARIANT_ADD(mirror, legs1) { .legs = 1 };
@@ -1191,6 +1192,11 @@ FIXTURE_VARIANT_ADD(mirror, legs8) { .legs = 8 };
 FIXTURE_VARIANT_ADD(mirror, legs1_iowq) { .legs = 1, .async = true };
 FIXTURE_VARIANT_ADD(mirror, legs4_iowq) { .legs = 4, .async = true };
 FIXTURE_VARIANT_ADD(mirror, legs8_iowq) { .legs = 8, .async = true };
+/* completions run only when the server waits: same N CQEs, same bytes */
+FIXTURE_VARIANT_ADD(mirror, legs4_defer_taskrun) {
+	.legs = 4,
+	.ring_flags = IORING_SETUP_DEFER_TASKRUN | IORING_SETUP_SINGLE_ISSUER,
+};
 
 FIXTURE_SETUP(mirror)
 {
@@ -1198,7 +1204,8 @@ FIXTURE_SETUP(mirror)
 	self->d.dev_id = -1;
 	ASSERT_EQ(0, uzc_dev_create(&self->d, ZC_FLAGS, DEPTH, MAX_IO,
 				    DEV_SIZE, false));
-	ASSERT_EQ(0, io_uring_queue_init(64, &self->ring, 0));
+	ASSERT_EQ(0, io_uring_queue_init(64, &self->ring,
+					 variant->ring_flags));
 	ASSERT_EQ(0, io_uring_register_buffers_sparse(&self->ring, SLOTS));
 }
 
