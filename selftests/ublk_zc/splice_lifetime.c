@@ -248,6 +248,21 @@ static void server_close(struct server *s)
 		close(s->pipe[1]);
 }
 
+/*
+ * The request is held (lent) until the daemon dies; then it must end
+ * with @want within the deadline and the device must delete.
+ */
+static void kill_then_expect(struct __test_metadata *_metadata,
+			     struct server *s, struct uzc_io *io, ssize_t want)
+{
+	EXPECT_FALSE(uzc_io_done(io, 200));
+	server_kill(s);
+	EXPECT_TRUE(uzc_io_done(io, DEADLINE_MS));
+	if (io->done)
+		EXPECT_EQ(want, uzc_io_wait(io));
+	EXPECT_TRUE(deleted_within(&s->d, DEADLINE_MS));
+}
+
 /* cases with a child server; the harness's default 30 s is too short */
 FIXTURE(srv) {
 	struct server s;
@@ -306,12 +321,7 @@ TEST_F_TIMEOUT(srv, same_ring_commit_then_sigkill, 90)
 
 	ASSERT_EQ(0, server_start(s, ZC_FLAGS, LEND_COMMIT_SAME_RING,
 				  &self->io, &self->buf, 8192));
-	EXPECT_FALSE(uzc_io_done(&self->io, 200));
-	server_kill(s);
-	EXPECT_TRUE(uzc_io_done(&self->io, DEADLINE_MS));
-	if (self->io.done)
-		EXPECT_EQ(8192, uzc_io_wait(&self->io));
-	EXPECT_TRUE(deleted_within(&s->d, DEADLINE_MS));
+	kill_then_expect(_metadata, s, &self->io, 8192);
 }
 
 /* --- loans belong to the daemon ---------------------------------------- */
@@ -327,12 +337,7 @@ TEST_F_TIMEOUT(srv, ring_outlives_daemon, 90)
 
 	ASSERT_EQ(0, server_start(s, ZC_FLAGS, LEND_FORK_HOLDER,
 				  &self->io, &self->buf, 8192));
-	EXPECT_FALSE(uzc_io_done(&self->io, 200));
-	server_kill(s);
-	EXPECT_TRUE(uzc_io_done(&self->io, DEADLINE_MS));
-	if (self->io.done)
-		EXPECT_EQ(-EIO, uzc_io_wait(&self->io));
-	EXPECT_TRUE(deleted_within(&s->d, DEADLINE_MS));
+	kill_then_expect(_metadata, s, &self->io, -EIO);
 }
 
 /* and so does a leg of the buffer parked on a full pipe of that ring */
@@ -343,12 +348,7 @@ TEST_F_TIMEOUT(srv, parked_leg_dies_with_daemon, 90)
 	ASSERT_EQ(0, server_start(s, ZC_FLAGS,
 				  LEND_FORK_HOLDER | LEND_PARKED_LEG,
 				  &self->io, &self->buf, 8192));
-	EXPECT_FALSE(uzc_io_done(&self->io, 200));
-	server_kill(s);
-	EXPECT_TRUE(uzc_io_done(&self->io, DEADLINE_MS));
-	if (self->io.done)
-		EXPECT_EQ(-EIO, uzc_io_wait(&self->io));
-	EXPECT_TRUE(deleted_within(&s->d, DEADLINE_MS));
+	kill_then_expect(_metadata, s, &self->io, -EIO);
 }
 
 struct lend_try {
