@@ -557,6 +557,260 @@ TEST_F_TIMEOUT(srv, reissue_with_loan_outstanding, 90)
 	EXPECT_EQ(0, uzc_dev_destroy(&s->d));
 }
 
+/* --- lending again -------------------------------------------------------- */
+
+/*
+ * A request lets go of the pages when it completes, before its CQE: once
+ * the server has reaped every CQE of a loan and emptied the slot, the same
+ * request can be lent again at once. The legs go to io-wq (IOSQE_ASYNC),
+ * whose completions post the CQE before the request is freed; their CQEs
+ * are reaped without entering the kernel where the ring allows it, and the
+ * removal and the new loan are submitted together, so no task_work runs in
+ * between (on a COOP_TASKRUN ring none runs before the next kernel exit).
+ */
+#define RELEND_LEN	65536
+#define RELEND_LEGS	4
+#define RELEND_ROUNDS	100
+
+FIXTURE(relend) {
+	struct uzc_dev d;
+	struct io_uring ring;
+};
+
+FIXTURE_VARIANT(relend) {
+	unsigned int ring_flags;
+	bool peek;		/* CQEs appear without entering the kernel */
+};
+
+FIXTURE_VARIANT_ADD(relend, plain) {
+	.ring_flags = 0,
+	.peek = true,
+};
+
+FIXTURE_VARIANT_ADD(relend, coop_taskrun) {
+	.ring_flags = IORING_SETUP_COOP_TASKRUN,
+	.peek = true,
+};
+
+FIXTURE_VARIANT_ADD(relend, defer_taskrun) {
+	.ring_flags = IORING_SETUP_DEFER_TASKRUN | IORING_SETUP_SINGLE_ISSUER,
+	.peek = false,
+};
+
+/* a device served by this thread and a lending ring of @ring_flags */
+static void serving_setup(struct __test_metadata *_metadata,
+			 struct uzc_dev *d, struct io_uring *ring,
+			 unsigned int ring_flags)
+{
+	memset(d, 0, sizeof(*d));
+	d->dev_id = -1;
+	ASSERT_EQ(0, uzc_dev_create(d, ZC_FLAGS, DEPTH, MAX_IO, DEV_SIZE,
+				    false));
+	ASSERT_EQ(0, io_uring_queue_init(16, ring, ring_flags));
+	ASSERT_EQ(0, io_uring_register_buffers_sparse(ring, SLOTS));
+}
+
+static void serving_teardown(struct __test_metadata *_metadata,
+			    struct uzc_dev *d, struct io_uring *ring)
+{
+	io_uring_queue_exit(ring);
+	EXPECT_EQ(0, uzc_dev_destroy(d));
+}
+
+FIXTURE_SETUP(relend)
+{
+	serving_setup(_metadata, &self->d, &self->ring, variant->ring_flags);
+}
+
+FIXTURE_TEARDOWN(relend)
+{
+	serving_teardown(_metadata, &self->d, &self->ring);
+}
+
+/* reap @nr CQEs into @res, busy-peeking if @peek; 0 or -ETIMEDOUT */
+static int reap(struct io_uring *ring, unsigned int nr, int *res, bool peek)
+{
+	struct io_uring_cqe *cqe;
+	unsigned int i;
+	long spins;
+
+	if (!peek)
+		return uzc_submit_wait(ring, nr, res, NULL, UZC_WAIT_MS);
+	for (i = 0; i < nr; i++) {
+		for (spins = 0; io_uring_peek_cqe(ring, &cqe); spins++)
+			if (spins > 2000000000L)
+				return -ETIMEDOUT;
+		res[i] = cqe->res;
+		io_uring_cqe_seen(ring, cqe);
+	}
+	return 0;
+}
+
+TEST_F_TIMEOUT(relend, after_reaping_every_cqe, 120)
+{
+	struct io_uring *ring = &self->ring;
+	char *pattern = uzc_xalloc(RELEND_LEN), *dst = uzc_xalloc(RELEND_LEN);
+	struct iovec iov = { dst, RELEND_LEN };
+	int res[RELEND_LEGS], file, tag, round, i, refused = 0;
+	const unsigned int leg = RELEND_LEN / RELEND_LEGS;
+	struct io_uring_sqe *sqe;
+	struct uzc_io io;
+	__u64 pos;
+
+	ASSERT_NE(NULL, pattern);
+	ASSERT_NE(NULL, dst);
+	file = uzc_tmpfile();
+	ASSERT_GE(file, 0);
+	uzc_fill(pattern, RELEND_LEN, 31);
+	ASSERT_EQ(RELEND_LEN, pwrite(file, pattern, RELEND_LEN, 0));
+	ASSERT_EQ(0, uzc_io_start(&self->d, &io, UZC_READ, &iov, 1,
+				  TEST_SECTOR * 512));
+	tag = uzc_want_req(&self->d, UBLK_IO_OP_READ, RELEND_LEN);
+	ASSERT_GE(tag, 0);
+	pos = uzc_pos(0, tag, 0);
+	ASSERT_EQ(RELEND_LEN, uzc_splice_from(ring, self->d.cdev_fd, pos,
+					      RELEND_LEN, 0, 0));
+
+	for (round = 0; round < RELEND_ROUNDS; round++) {
+		for (i = 0; i < RELEND_LEGS; i++) {
+			sqe = io_uring_get_sqe(ring);
+			io_uring_prep_read_fixed(sqe, file,
+						 (void *)(uintptr_t)(i * leg),
+						 leg, i * leg, 0);
+			sqe->flags = IOSQE_ASYNC;
+			sqe->user_data = UZC_UD_LEG + i;
+		}
+		ASSERT_EQ(RELEND_LEGS, io_uring_submit(ring));
+		ASSERT_EQ(0, reap(ring, RELEND_LEGS, res, variant->peek));
+		for (i = 0; i < RELEND_LEGS; i++)
+			ASSERT_EQ(leg, res[i]);
+
+		sqe = io_uring_get_sqe(ring);
+		uzc_prep_buf_remove(sqe, 0);
+		sqe->user_data = UZC_UD_REMOVE;
+		sqe = io_uring_get_sqe(ring);
+		uzc_prep_splice_from(sqe, self->d.cdev_fd, pos, RELEND_LEN, 0);
+		sqe->user_data = UZC_UD_SPLICE;
+		ASSERT_EQ(0, uzc_submit_wait(ring, 2, res, NULL, UZC_WAIT_MS));
+		ASSERT_EQ(0, res[0]);
+		if (res[1] == RELEND_LEN)
+			continue;
+		if (!refused++)
+			TH_LOG("round %d: lending again gave %d", round, res[1]);
+		/* the pages come back later: lend once they are back */
+		for (i = 0; i < 1000 && res[1] == -EALREADY; i++) {
+			usleep(1000);
+			res[1] = uzc_splice_from(ring, self->d.cdev_fd, pos,
+						 RELEND_LEN, 0, 0);
+		}
+		ASSERT_EQ(RELEND_LEN, res[1]);
+	}
+	EXPECT_EQ(0, refused);
+
+	ASSERT_EQ(0, uzc_buf_remove(ring, 0, 0));
+	ASSERT_EQ(0, uzc_commit(&self->d, tag, RELEND_LEN));
+	EXPECT_EQ(RELEND_LEN, uzc_io_wait(&io));
+	EXPECT_EQ(0, uzc_cmp(dst, pattern, RELEND_LEN));
+	close(file);
+	free(pattern);
+	free(dst);
+}
+
+/*
+ * SPLICE_FROM(T) in io-wq races COMMIT_AND_FETCH(T) on the queue ring:
+ * exactly one wins each round. Lent: the WRITE waits for BUF_REMOVE.
+ * Committed first: the lend fails with -ESRCH and the WRITE completes.
+ * Run on the debug kernel, the console shows any refcount mistake.
+ */
+#define RACE_ROUNDS	200
+
+FIXTURE(lender) {
+	struct uzc_dev d;
+	struct io_uring ring;
+};
+
+FIXTURE_SETUP(lender)
+{
+	serving_setup(_metadata, &self->d, &self->ring, 0);
+}
+
+FIXTURE_TEARDOWN(lender)
+{
+	serving_teardown(_metadata, &self->d, &self->ring);
+}
+
+TEST_F_TIMEOUT(lender, lend_races_commit, 120)
+{
+	struct io_uring *ring = &self->ring;
+	int round, tag, res, lent = 0, refused = 0;
+	struct io_uring_sqe *sqe;
+	struct uzc_io io;
+	void *buf;
+
+	for (round = 0; round < RACE_ROUNDS; round++) {
+		buf = start_write(&self->d, &io, 4096, round);
+		ASSERT_NE(NULL, buf);
+		tag = uzc_want_req(&self->d, UBLK_IO_OP_WRITE, 4096);
+		ASSERT_GE(tag, 0);
+		sqe = io_uring_get_sqe(ring);
+		uzc_prep_splice_from(sqe, self->d.cdev_fd, uzc_pos(0, tag, 0),
+				     4096, 0);
+		sqe->flags = IOSQE_ASYNC;
+		sqe->user_data = UZC_UD_SPLICE;
+		ASSERT_EQ(1, io_uring_submit(ring));
+		ASSERT_EQ(0, uzc_commit(&self->d, tag, 4096));
+		ASSERT_EQ(0, uzc_submit_wait(ring, 1, &res, NULL, UZC_WAIT_MS));
+		if (res == 4096) {
+			lent++;
+			/* the loan holds the request: not done before removal */
+			EXPECT_FALSE(uzc_io_done(&io, 0));
+			ASSERT_EQ(0, uzc_buf_remove(ring, 0, 0));
+		} else {
+			ASSERT_EQ(-ESRCH, res);
+			refused++;
+		}
+		ASSERT_EQ(4096, uzc_io_wait(&io));
+		free(buf);
+	}
+	TH_LOG("%d rounds lent first, %d committed first", lent, refused);
+}
+
+/*
+ * An SQPOLL ring's SQ thread is not the queue's daemon: no loan for it.
+ * (A server whose FETCHes go through the same SQ thread lends there.)
+ */
+FIXTURE(sqpoll) {
+	struct uzc_dev d;
+	struct io_uring ring;
+};
+
+FIXTURE_SETUP(sqpoll)
+{
+	serving_setup(_metadata, &self->d, &self->ring, IORING_SETUP_SQPOLL);
+}
+
+FIXTURE_TEARDOWN(sqpoll)
+{
+	serving_teardown(_metadata, &self->d, &self->ring);
+}
+
+TEST_F(sqpoll, ring_is_not_the_daemon)
+{
+	struct uzc_io io;
+	void *buf;
+	int tag;
+
+	buf = start_write(&self->d, &io, 4096, 3);
+	ASSERT_NE(NULL, buf);
+	tag = uzc_want_req(&self->d, UBLK_IO_OP_WRITE, 4096);
+	ASSERT_GE(tag, 0);
+	EXPECT_EQ(-EPERM, uzc_splice_from(&self->ring, self->d.cdev_fd,
+					  uzc_pos(0, tag, 0), 4096, 0, 0));
+	ASSERT_EQ(0, uzc_commit(&self->d, tag, 4096));
+	EXPECT_EQ(4096, uzc_io_wait(&io));
+	free(buf);
+}
+
 int main(int argc, char **argv)
 {
 	const char *why = uzc_unsupported();

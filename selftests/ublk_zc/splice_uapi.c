@@ -435,6 +435,82 @@ TEST_F(zc, read_write_only_files_refused)
 	munmap(mem, 4096);
 }
 
+/*
+ * No lending into an IOPOLL ring: a task's exit does not reap polled
+ * requests, which could then keep the pages after the daemon died.
+ */
+TEST_F(zc, iopoll_ring_refuses_lend)
+{
+	struct io_uring ring;
+	struct io_uring_sqe *sqe;
+	struct uzc_io io;
+	void *buf;
+	int tag;
+
+	ASSERT_EQ(0, io_uring_queue_init(4, &ring, IORING_SETUP_IOPOLL));
+	ASSERT_EQ(0, io_uring_register_buffers_sparse(&ring, 2));
+	START_WRITE(&io, buf, 4096, 9, 0);
+	tag = uzc_want_req(&self->d, UBLK_IO_OP_WRITE, 4096);
+	ASSERT_GE(tag, 0);
+	sqe = io_uring_get_sqe(&ring);
+	uzc_prep_splice_from(sqe, self->d.cdev_fd, uzc_pos(0, tag, 0), 4096,
+			     0);
+	EXPECT_EQ(-EINVAL, uzc_one(&ring, sqe, UD_LEG));
+	io_uring_queue_exit(&ring);
+	ASSERT_EQ(0, uzc_commit(&self->d, tag, 4096));
+	EXPECT_EQ(4096, uzc_io_wait(&io));
+	free(buf);
+}
+
+/*
+ * A command with IORING_URING_CMD_FIXED may not use a lent buffer: the
+ * driver alone would name the direction. Refused at prep, whatever the
+ * file (here the char device itself), for both kinds of request.
+ */
+TEST_F(zc, uring_cmd_refuses_lent_buffer)
+{
+	struct io_uring *ring = &self->ring;
+	int cfd = self->d.cdev_fd, tag, i;
+	struct io_uring_sqe *sqe;
+	struct uzc_io io;
+	void *buf;
+
+	for (i = 0; i < 2; i++) {
+		struct iovec iov;
+
+		if (i == 0) {
+			START_WRITE(&io, buf, 4096, 8, 0);
+		} else {
+			buf = uzc_xalloc(4096);
+			ASSERT_NE(NULL, buf);
+			iov.iov_base = buf;
+			iov.iov_len = 4096;
+			ASSERT_EQ(0, uzc_io_start(&self->d, &io, UZC_READ,
+						  &iov, 1, 0));
+		}
+		tag = uzc_want_req(&self->d, i ? UBLK_IO_OP_READ :
+				   UBLK_IO_OP_WRITE, 4096);
+		ASSERT_GE(tag, 0);
+		ASSERT_EQ(4096, uzc_splice_from(ring, cfd, uzc_pos(0, tag, 0),
+						4096, 3, 0));
+		sqe = io_uring_get_sqe(ring);
+		memset(sqe, 0, sizeof(*sqe));
+		sqe->opcode = IORING_OP_URING_CMD;
+		sqe->fd = cfd;
+		sqe->uring_cmd_flags = IORING_URING_CMD_FIXED;
+		sqe->buf_index = 3;
+		sqe->cmd_op = 0;	/* never reaches the driver */
+		EXPECT_EQ(-EOPNOTSUPP, uzc_one(ring, sqe, UD_LEG));
+		EXPECT_EQ(0, uzc_buf_remove(ring, 3, 0));
+		if (i == 1)	/* fill it: an unfilled READ fails */
+			ASSERT_EQ(4096, pwrite(cfd, buf, 4096,
+					       uzc_pos(0, tag, 0)));
+		ASSERT_EQ(0, uzc_commit(&self->d, tag, 4096));
+		EXPECT_EQ(4096, uzc_io_wait(&io));
+		free(buf);
+	}
+}
+
 /* a WRITE request's buffer: source only; removal; use after removal */
 TEST_F(zc, write_buffer_direction_and_remove)
 {

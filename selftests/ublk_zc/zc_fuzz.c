@@ -233,10 +233,11 @@ static void exp_str(const struct exp *e, char *buf, size_t len)
 enum { T_IDLE, T_OWNED, T_DONE };	/* server's view of a tag */
 /*
  * splice: is the request lent?  L_PEND: its buffer left the table, but a
- * request of the current io_uring_enter() imported it and is freed only
- * at the end of the call (inline completions are flushed then, io-wq ones
- * in task work later): still lent until then.  L_MAYBE: given back, or
- * about to be (task work, ring exit work); settle() finds out.
+ * request of the current io_uring_enter() imported it and lets go only
+ * when it completes (by the end of the call if inline; io-wq or parked
+ * ones later, but always before their CQE): still lent until then.
+ * L_MAYBE: given back, or about to be (an importer still running, ring
+ * exit work); settle() finds out.
  */
 enum { L_FREE, L_HELD, L_PEND, L_MAYBE };
 enum { SL_EMPTY, SL_USER, SL_KERNEL };	/* registered-buffer slot */
@@ -568,13 +569,14 @@ static void expect_loan(const struct model *m, __u64 pos, __u32 len,
 		return;
 	}
 	t = &m->tag[tag];
-	if (t->lend == L_HELD || t->lend == L_PEND) {
+	if (t->lend == L_HELD) {
 		o->why = "already lent";
 		exp_add(&o->exp, -EALREADY);
 		return;
 	}
-	if (t->lend == L_MAYBE)
-		exp_add(&o->exp, -EALREADY);	/* release may lag */
+	/* an importer may still run, or have completed and let go */
+	if (t->lend == L_PEND || t->lend == L_MAYBE)
+		exp_add(&o->exp, -EALREADY);
 	if (t->state != T_OWNED) {
 		o->why = "tag not owned by the server";
 		exp_add(&o->exp, -ESRCH);
@@ -598,7 +600,8 @@ static int prep_splice(struct model *m, struct op *o)
 {
 	const struct io_uring_sqe *s = &o->sqe[0];
 	bool fa;
-	int r = prep_generic(m, s, false, true, &fa);
+	/* not an IOPOLL op: exit could not end polled users of the pages */
+	int r = prep_generic(m, s, false, false, &fa);
 
 	if (r)
 		return r;
@@ -703,8 +706,8 @@ static void slot_drop(struct model *m, unsigned int i)
 		struct mtag *t = &m->tag[sl->tag];
 
 		/*
-		 * Importers hold the buffer until they are freed, which for
-		 * io-wq completions happens in task work after the CQE.
+		 * Importers hold the buffer until they complete, which for
+		 * io-wq and parked requests comes after this call.
 		 */
 		t->lend = sl->used ? L_PEND : sl->used_before ? L_MAYBE :
 			  L_FREE;
@@ -824,7 +827,10 @@ static void issue_rw(struct model *m, struct op *o)
 	rw_target(o, o->fk, write, o->sqe[0].len);
 }
 
-/* uring_cmd: a fixed buffer is taken at prep, whatever the command */
+/*
+ * uring_cmd: a fixed buffer is taken at prep, whatever the command; a
+ * lent one is refused there (the driver alone would name the direction)
+ */
 static int prep_ucmd(struct model *m, struct op *o)
 {
 	const struct io_uring_sqe *s = &o->sqe[0];
@@ -837,6 +843,9 @@ static int prep_ucmd(struct model *m, struct op *o)
 		return -EINVAL;
 	if (!(s->uring_cmd_flags & IORING_URING_CMD_FIXED))
 		return 0;
+	if (m->table && s->buf_index < m->nslots &&
+	    m->slot[s->buf_index].kind == SL_KERNEL)
+		return -EOPNOTSUPP;
 	bind_slot(m, o, s->buf_index);
 	return o->bound_oor ? -EFAULT : 0;
 }
@@ -2589,7 +2598,7 @@ static bool serve_splice_zc(int tag)
 					   "WRITE_FIXED", lres[i], len[i]);
 		if (rm != 0)
 			legit_fail(tag, "BUF_REMOVE", rm, 0);
-		t->lend = L_MAYBE;	/* the legs held it */
+		t->lend = L_FREE;	/* the legs let go before their CQEs */
 		nr_legit_zc++;
 		return true;
 	}
