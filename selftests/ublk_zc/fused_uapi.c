@@ -6,7 +6,10 @@
  *
  * The in-test server (ublk_zc_lib) fetches requests; each test makes block
  * I/O from a helper thread, takes the request, runs fused commands on it and
- * commits it.  Skips (exit 4) unless io_uring has op 58 but not op 59 (the
+ * commits it.  The srv cases (lifetime: daemon death, recovery) run the
+ * server in a child and watch the block I/O and the device delete with
+ * deadlines, so that a kernel with a bug fails them instead of hanging.
+ * Skips (exit 4) unless io_uring has op 58 but not op 59 (the
  * splice-rsrc series uses both numbers for its own ops) and ublk advertises
  * UBLK_F_SUPPORT_ZERO_COPY; fails instead (exit 1) when UBLK_ZC_VARIANT
  * says the kernel is fused.
@@ -14,6 +17,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +27,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 
@@ -36,6 +41,18 @@
 #endif
 #ifndef IORING_OP_SEND_ZC
 #define IORING_OP_SEND_ZC	47
+#endif
+#ifndef SO_ZEROCOPY
+#define SO_ZEROCOPY		60
+#endif
+#ifndef MSG_ZEROCOPY
+#define MSG_ZEROCOPY		0x4000000
+#endif
+#ifndef UBLK_F_USER_RECOVERY
+#define UBLK_F_USER_RECOVERY		(1ULL << 3)
+#endif
+#ifndef UBLK_F_USER_RECOVERY_REISSUE
+#define UBLK_F_USER_RECOVERY_REISSUE	(1ULL << 4)
 #endif
 
 #define DEPTH		8
@@ -1163,6 +1180,177 @@ TEST_F(fused, send_zc_prep_reject_one_cqe)
 	close(sv[1]);
 }
 
+/* read exactly @len bytes from @fd into @buf; false on error or EOF */
+static bool read_full(int fd, void *buf, size_t len)
+{
+	size_t got;
+	ssize_t n;
+
+	for (got = 0; got < len; got += n) {
+		n = read(fd, (char *)buf + got, len - got);
+		if (n <= 0)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * MSG_ZEROCOPY on a SEND secondary, on TCP and UDP sockets with
+ * SO_ZEROCOPY: the stack would take references to the request's pages and
+ * send from them after the fused command, and so the block WRITE, had
+ * completed.  Refused at prep with -EINVAL and exactly one CQE; the request
+ * stays the server's, which then sends it without the flag.
+ */
+TEST_F(fused, send_msg_zerocopy_refused)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	struct sockaddr_in ua = { .sin_family = AF_INET };
+	int cfd = self->d.cdev_fd, ls, cs, as, us, ur, tag, one = 1, res;
+	const size_t len = 64 << 10;
+	socklen_t sl = sizeof(sa);
+	struct io_uring_sqe *sqe;
+	struct uzc_io io;
+	__u64 ud;
+
+	uzc_loopback_up();
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ls = socket(AF_INET, SOCK_STREAM, 0);
+	ASSERT_LE(0, ls);
+	ASSERT_EQ(0, bind(ls, (struct sockaddr *)&sa, sizeof(sa)));
+	ASSERT_EQ(0, listen(ls, 1));
+	ASSERT_EQ(0, getsockname(ls, (struct sockaddr *)&sa, &sl));
+	cs = socket(AF_INET, SOCK_STREAM, 0);
+	ASSERT_LE(0, cs);
+	ASSERT_EQ(0, setsockopt(cs, SOL_SOCKET, SO_ZEROCOPY, &one,
+				sizeof(one)));
+	ASSERT_EQ(0, connect(cs, (struct sockaddr *)&sa, sizeof(sa)));
+	as = accept(ls, NULL, NULL);
+	ASSERT_LE(0, as);
+	ua.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ur = socket(AF_INET, SOCK_DGRAM, 0);
+	ASSERT_LE(0, ur);
+	ASSERT_EQ(0, bind(ur, (struct sockaddr *)&ua, sizeof(ua)));
+	sl = sizeof(ua);
+	ASSERT_EQ(0, getsockname(ur, (struct sockaddr *)&ua, &sl));
+	us = socket(AF_INET, SOCK_DGRAM, 0);
+	ASSERT_LE(0, us);
+	ASSERT_EQ(0, setsockopt(us, SOL_SOCKET, SO_ZEROCOPY, &one,
+				sizeof(one)));
+	ASSERT_EQ(0, connect(us, (struct sockaddr *)&ua, sizeof(ua)));
+
+	uzc_fill(self->buf, len, 71);
+	tag = start_req(_metadata, &self->d, &io, UZC_WRITE, self->buf, len,
+			0);
+	ASSERT_LE(0, tag);
+
+	/* TCP */
+	sqe = io_uring_get_sqe(&self->ring);
+	prep_fused(sqe, cfd, 0, tag, IORING_OP_SEND, cs, 0, len, 0, 60);
+	sqe[1].msg_flags = MSG_ZEROCOPY;
+	ud = 0;
+	EXPECT_EQ(0, uzc_submit_wait(&self->ring, 1, &res, &ud, TMO_MS));
+	EXPECT_EQ(60, ud);
+	EXPECT_EQ(-EINVAL, res);
+	EXPECT_TRUE(no_more_cqe(&self->ring, 300, &ud))
+		TH_LOG("second CQE, user_data %llu", (unsigned long long)ud);
+	/* a kernel that sent anyway: keep the stream in step */
+	if (res > 0)
+		ASSERT_TRUE(read_full(as, self->buf2, res));
+
+	/* UDP */
+	sqe = io_uring_get_sqe(&self->ring);
+	prep_fused(sqe, cfd, 0, tag, IORING_OP_SEND, us, 0, 4096, 0, 61);
+	sqe[1].msg_flags = MSG_ZEROCOPY;
+	ud = 0;
+	EXPECT_EQ(0, uzc_submit_wait(&self->ring, 1, &res, &ud, TMO_MS));
+	EXPECT_EQ(61, ud);
+	EXPECT_EQ(-EINVAL, res);
+	EXPECT_TRUE(no_more_cqe(&self->ring, 300, &ud))
+		TH_LOG("second CQE, user_data %llu", (unsigned long long)ud);
+
+	/* the request is still the server's: send it as a plain copy */
+	sqe = io_uring_get_sqe(&self->ring);
+	prep_fused(sqe, cfd, 0, tag, IORING_OP_SEND, cs, 0, len, 0, 62);
+	sqe[1].msg_flags = MSG_WAITALL;
+	ASSERT_EQ(1, io_uring_submit(&self->ring));
+	memset(self->buf2, 0, len);
+	ASSERT_TRUE(read_full(as, self->buf2, len));
+	EXPECT_EQ(0, uzc_submit_wait(&self->ring, 1, &res, &ud, TMO_MS));
+	EXPECT_EQ(62, ud);
+	EXPECT_EQ((int)len, res);
+	finish_req(_metadata, &self->d, &io, tag, len, len);
+	EXPECT_EQ(0, uzc_cmp(self->buf, self->buf2, len));
+	close(us);
+	close(ur);
+	close(as);
+	close(cs);
+	close(ls);
+}
+
+/* a fused WRITE of 4096 bytes to @fd, submitted by a task not the daemon */
+struct other_task {
+	int cdev_fd, tag, fd, res;
+};
+
+static void *other_task_fn(void *arg)
+{
+	struct other_task *t = arg;
+	struct io_uring ring;
+
+	t->res = 1;
+	if (io_uring_queue_init(4, &ring, IORING_SETUP_SQE128))
+		return NULL;
+	t->res = fused_one(&ring, t->cdev_fd, 0, t->tag, IORING_OP_WRITE,
+			   t->fd, 0, 4096, 0);
+	io_uring_queue_exit(&ring);
+	return NULL;
+}
+
+/*
+ * Only the queue's daemon submits fused commands, as every other io
+ * command: not another thread, not a forked child (-EPERM).  io_uring
+ * cancels a secondary when its submitter exits, so this is what keeps a
+ * fused command from outliving the daemon.  The request is untouched and
+ * the daemon then serves it.
+ */
+TEST_F(fused, only_from_daemon)
+{
+	struct other_task t;
+	struct uzc_io io;
+	pthread_t th;
+	int status;
+	pid_t pid;
+
+	t.fd = tmpfile_fd();
+	ASSERT_LE(0, t.fd);
+	t.cdev_fd = self->d.cdev_fd;
+	uzc_fill(self->buf, 4096, 72);
+	t.tag = start_req(_metadata, &self->d, &io, UZC_WRITE, self->buf,
+			  4096, 0);
+	ASSERT_LE(0, t.tag);
+
+	ASSERT_EQ(0, pthread_create(&th, NULL, other_task_fn, &t));
+	ASSERT_EQ(0, pthread_join(th, NULL));
+	EXPECT_EQ(-EPERM, t.res);
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		other_task_fn(&t);
+		_exit(t.res == -EPERM ? 0 : 1);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
+
+	/* the daemon may, on any of its rings */
+	EXPECT_EQ(4096, fused_one(&self->ring, t.cdev_fd, 0, t.tag,
+				  IORING_OP_WRITE, t.fd, 0, 4096, 0));
+	finish_req(_metadata, &self->d, &io, t.tag, 4096, 4096);
+	EXPECT_EQ(4096, pread(t.fd, self->buf2, 4096, 0));
+	EXPECT_EQ(0, uzc_cmp(self->buf, self->buf2, 4096));
+	close(t.fd);
+}
+
 /* preadv/pwritev of many iovecs, O_DIRECT, from a helper thread */
 struct vec_io {
 	pthread_t thread;
@@ -1518,6 +1706,367 @@ TEST(flush_refused)
 	io_uring_queue_exit(&ring);
 	EXPECT_EQ(0, uzc_dev_destroy(&d));
 	close(fd);
+}
+
+/* --- lifetime: a server in a child, watched with deadlines ------------- */
+
+#define DEADLINE_MS	10000
+/* the sector the child servers wait for (the partition scan reads 0) */
+#define TEST_SECTOR	2048
+
+/*
+ * Stop and delete @d from a child and wait for it up to @ms.  A kernel
+ * that cannot delete leaves the child in D state; the case fails instead
+ * of hanging.  The caller must not have /dev/ublkcN open.
+ */
+static bool deleted_within(struct uzc_dev *d, int ms)
+{
+	int status, waited, fd;
+	pid_t pid;
+
+	pid = fork();
+	if (pid < 0)
+		return false;
+	if (pid == 0) {
+		/*
+		 * Keep only the control: an inherited /dev/ublkbN (of a block
+		 * I/O that did not end) would make DEL_DEV wait for this very
+		 * child, and a child stuck in STOP_DEV must not hold the TAP
+		 * output open.
+		 */
+		fd = open("/dev/null", O_WRONLY);
+		if (fd >= 0) {
+			dup2(fd, STDOUT_FILENO);
+			dup2(fd, STDERR_FILENO);
+		}
+		for (fd = 3; fd < 1024; fd++)
+			if (fd != d->ctrl_fd && fd != d->ctrl.ring_fd)
+				close(fd);
+		_exit(uzc_dev_del(d) ? 1 : 0);
+	}
+	for (waited = 0; waited <= ms; waited += 20) {
+		if (waitpid(pid, &status, WNOHANG) == pid) {
+			d->dev_id = -1;
+			return WIFEXITED(status) && !WEXITSTATUS(status);
+		}
+		usleep(20000);
+	}
+	d->dev_id = -1;		/* leave it to the stuck child */
+	return false;
+}
+
+/* what the child server does with the test's WRITE */
+enum park_mode {
+	/* a fused WRITE of the request to a full pipe parks (always) */
+	PARK_SECONDARY	= 1 << 0,
+	/* a forked child keeps the fused ring (not the device) open */
+	PARK_FORK_HOLDER = 1 << 1,
+	/*
+	 * then the daemon closes its queue ring: its FETCHes are cancelled
+	 * and the queue aborted while it lives and the fused command still
+	 * holds the request
+	 */
+	PARK_CLOSE_QUEUE = 1 << 2,
+};
+
+struct server {
+	struct uzc_dev d;
+	pid_t pid;
+	pid_t holder;		/* PARK_FORK_HOLDER: the ring's other owner */
+	int probe;		/* PARK_CLOSE_QUEUE: a later fused command */
+	int ready[2];
+	int pipe[2];		/* full, nonblocking */
+};
+
+/*
+ * After the abort, fused commands on the aborted request fail: retry
+ * (the abort runs in the ring's exit work) until they do, for 3 s.
+ */
+static int probe_aborted(struct io_uring *ring, int cdev_fd, int tag,
+			 __u32 len)
+{
+	int fd = tmpfile_fd(), res = -EBADF, i;
+
+	for (i = 0; fd >= 0 && i < 150; i++) {
+		res = fused_one(ring, cdev_fd, 0, tag, IORING_OP_WRITE, fd, 0,
+				len, 0);
+		if (res == -ESRCH)
+			break;
+		usleep(20000);
+	}
+	if (fd >= 0)
+		close(fd);
+	return res;
+}
+
+/* the child: serve until the test's WRITE, then park a fused WRITE of it */
+static char serve_and_park(struct server *s, unsigned int mode)
+{
+	struct uzc_dev *d = &s->d;
+	struct io_uring ring;
+	__u64 ud;
+	__u32 len;
+	int tag;
+
+	if (uzc_queue_open(d))
+		return '1';
+	if (io_uring_queue_init(8, &ring, IORING_SETUP_SQE128))
+		return '1';
+	for (;;) {
+		tag = uzc_next_req(d, 60000);
+		if (tag < 0)
+			return '2';
+		if (ublksrv_get_op(uzc_iod(d, tag)) == UBLK_IO_OP_WRITE &&
+		    uzc_iod(d, tag)->start_sector == TEST_SECTOR)
+			break;
+		uzc_serve_default(d, tag);
+	}
+	len = uzc_iod(d, tag)->nr_sectors << 9;
+	prep_fused(io_uring_get_sqe(&ring), d->cdev_fd, 0, tag,
+		   IORING_OP_WRITE, s->pipe[1], 0, len, 0, 1);
+	if (io_uring_submit(&ring) != 1 || !no_more_cqe(&ring, 50, &ud))
+		return '3';
+
+	if (mode & PARK_CLOSE_QUEUE) {
+		io_uring_queue_exit(&d->q);
+		d->q_ready = false;
+		s->probe = probe_aborted(&ring, d->cdev_fd, tag, len);
+	}
+	if (mode & PARK_FORK_HOLDER) {
+		s->holder = fork();
+		if (s->holder < 0)
+			return '4';
+		if (s->holder == 0) {
+			/*
+			 * Keep the fused ring, nothing of the device: its
+			 * queue ring and char device would keep the daemon's
+			 * FETCHes alive.
+			 */
+			munmap(d->iods, d->iods_len);
+			close(d->cdev_fd);
+			if (d->q_ready)
+				io_uring_queue_exit(&d->q);
+			pause();
+			_exit(0);
+		}
+	}
+	return 'r';
+}
+
+/*
+ * Add a device of @flags, start it served by a child that parks a fused
+ * command on the test's WRITE of @len bytes (@mode), and wait until it
+ * did.  The WRITE's buffer goes to *@buf.
+ */
+static int server_start(struct server *s, __u64 flags, unsigned int mode,
+			struct uzc_io *io, void **buf, size_t len)
+{
+	char st = 0, fill[4096];
+	struct pollfd pf;
+	struct iovec iov;
+
+	memset(s, 0, sizeof(*s));
+	s->ready[0] = s->pipe[0] = s->pipe[1] = -1;
+	if (pipe(s->ready) || pipe2(s->pipe, O_NONBLOCK))
+		return -errno;
+	if (fcntl(s->pipe[1], F_SETPIPE_SZ, 4096) != 4096)
+		return -errno;
+	memset(fill, 'f', sizeof(fill));
+	if (write(s->pipe[1], fill, sizeof(fill)) != sizeof(fill))
+		return -errno;
+	if (uzc_dev_add(&s->d, flags, DEPTH, MAX_IO, DEV_SIZE, false))
+		return -ENODEV;
+
+	s->pid = fork();
+	if (s->pid < 0)
+		return -errno;
+	if (s->pid == 0) {
+		close(s->ready[0]);
+		s->d.ctrl_ready = false;	/* the parent's */
+		st = serve_and_park(s, mode);
+		if (write(s->ready[1], &s->holder, sizeof(s->holder)) !=
+		    sizeof(s->holder) ||
+		    write(s->ready[1], &s->probe, sizeof(s->probe)) !=
+		    sizeof(s->probe) || write(s->ready[1], &st, 1) != 1)
+			_exit(4);
+		for (;;)
+			pause();
+	}
+	close(s->ready[1]);
+	s->ready[1] = -1;
+	if (uzc_ctrl_cmd(&s->d, UBLK_U_CMD_START_DEV, s->pid, NULL, 0))
+		return -EIO;
+	if (posix_memalign(buf, 4096, len))
+		return -ENOMEM;
+	uzc_fill(*buf, len, 51);
+	iov.iov_base = *buf;
+	iov.iov_len = len;
+	if (uzc_io_start(&s->d, io, UZC_WRITE, &iov, 1, TEST_SECTOR * 512))
+		return -EIO;
+	pf.fd = s->ready[0];
+	pf.events = POLLIN;
+	if (poll(&pf, 1, 30000) != 1)
+		return -ETIMEDOUT;
+	if (read(s->ready[0], &s->holder, sizeof(s->holder)) !=
+	    sizeof(s->holder) ||
+	    read(s->ready[0], &s->probe, sizeof(s->probe)) !=
+	    sizeof(s->probe))
+		return -EPROTO;
+	if (read(s->ready[0], &st, 1) != 1 || st != 'r')
+		return -EPROTO;
+	return 0;
+}
+
+static void server_kill(struct server *s)
+{
+	int status;
+
+	kill(s->pid, SIGKILL);
+	waitpid(s->pid, &status, 0);
+	s->pid = 0;
+}
+
+FIXTURE(srv) {
+	struct server s;
+	struct uzc_io io;
+	void *buf;
+};
+
+FIXTURE_SETUP(srv)
+{
+	const char *why = fused_unsupported();
+
+	memset(self, 0, sizeof(*self));
+	self->s.d.dev_id = -1;
+	self->s.ready[0] = self->s.pipe[0] = self->s.pipe[1] = -1;
+	if (why)
+		SKIP(return, "%s", why);
+}
+
+FIXTURE_TEARDOWN(srv)
+{
+	/* the holder was reparented when its parent died: no wait */
+	if (self->s.holder > 0)
+		kill(self->s.holder, SIGKILL);
+	/* a case that stopped early leaves no device behind */
+	if (self->s.d.dev_id >= 0 && self->s.d.ctrl_ready) {
+		if (self->s.pid > 0)
+			server_kill(&self->s);
+		uzc_queue_close(&self->s.d);
+		if (!deleted_within(&self->s.d, DEADLINE_MS))
+			TH_LOG("the device could not be deleted");
+	}
+	if (self->s.ready[0] >= 0)
+		close(self->s.ready[0]);
+	if (self->s.pipe[0] >= 0)
+		close(self->s.pipe[0]);
+	if (self->s.pipe[1] >= 0)
+		close(self->s.pipe[1]);
+	free(self->buf);
+}
+
+/*
+ * The daemon's fused ring lives on in another process (inherited by fork)
+ * with a fused WRITE parked on a full pipe when the daemon is killed: the
+ * secondary is cancelled with its submitter, the block WRITE fails, the
+ * device deletes.
+ */
+TEST_F_TIMEOUT(srv, parked_secondary_dies_with_daemon, 90)
+{
+	struct server *s = &self->s;
+
+	ASSERT_EQ(0, server_start(s, ZC_FLAGS,
+				  PARK_SECONDARY | PARK_FORK_HOLDER,
+				  &self->io, &self->buf, 8192));
+	EXPECT_FALSE(uzc_io_done(&self->io, 200));
+	server_kill(s);
+	EXPECT_TRUE(uzc_io_done(&self->io, DEADLINE_MS));
+	if (self->io.done)
+		EXPECT_EQ(-EIO, uzc_io_wait(&self->io));
+	EXPECT_TRUE(deleted_within(&s->d, DEADLINE_MS));
+}
+
+/*
+ * UBLK_F_USER_RECOVERY_REISSUE: the request is requeued and served by the
+ * next daemon, not failed.  @s's daemon is gone; take its place.
+ */
+static void recover_and_serve(struct __test_metadata *_metadata,
+			      struct server *s, struct uzc_io *io)
+{
+	struct ublksrv_ctrl_dev_info info;
+	const struct ublksrv_io_desc *iod;
+	int tag, i;
+
+	for (i = 0; i < 100; i++) {
+		ASSERT_EQ(0, uzc_ctrl_cmd(&s->d, UBLK_U_CMD_GET_DEV_INFO, 0,
+					  &info, sizeof(info)));
+		if (info.state == UBLK_S_DEV_QUIESCED)
+			break;
+		usleep(50000);
+	}
+	ASSERT_EQ(UBLK_S_DEV_QUIESCED, info.state);
+	ASSERT_EQ(0, uzc_ctrl_cmd(&s->d, UBLK_U_CMD_START_USER_RECOVERY, 0,
+				  NULL, 0));
+	ASSERT_EQ(0, uzc_queue_open(&s->d));
+	ASSERT_EQ(0, uzc_ctrl_cmd(&s->d, UBLK_U_CMD_END_USER_RECOVERY,
+				  getpid(), NULL, 0));
+	s->d.started = true;
+	tag = uzc_next_req(&s->d, DEADLINE_MS);
+	ASSERT_LE(0, tag);
+	iod = uzc_iod(&s->d, tag);
+	EXPECT_EQ(UBLK_IO_OP_WRITE, ublksrv_get_op(iod));
+	EXPECT_EQ(TEST_SECTOR, iod->start_sector);
+	EXPECT_EQ(8192 >> 9, iod->nr_sectors);
+	ASSERT_EQ(0, uzc_commit(&s->d, tag, 8192));
+	EXPECT_TRUE(uzc_io_done(io, DEADLINE_MS));
+	if (io->done)
+		EXPECT_EQ(8192, uzc_io_wait(io));
+	EXPECT_EQ(0, uzc_dev_destroy(&s->d));
+}
+
+#define RECOVERY_FLAGS	(ZC_FLAGS | UBLK_F_USER_RECOVERY | \
+			 UBLK_F_USER_RECOVERY_REISSUE)
+
+/*
+ * UBLK_F_USER_RECOVERY_REISSUE: the daemon dies with a fused WRITE of the
+ * test's request parked on a full pipe.  Whichever of abort and the fused
+ * command puts the last request reference, the request is requeued and a
+ * new daemon serves it again.
+ */
+TEST_F_TIMEOUT(srv, reissue_with_fused_outstanding, 90)
+{
+	struct server *s = &self->s;
+
+	ASSERT_EQ(0, server_start(s, RECOVERY_FLAGS, PARK_SECONDARY,
+				  &self->io, &self->buf, 8192));
+	server_kill(s);
+	/* requeued, not failed: the write waits for the next daemon */
+	EXPECT_FALSE(uzc_io_done(&self->io, 1000));
+	recover_and_serve(_metadata, s, &self->io);
+}
+
+/*
+ * The same with the order fixed: the daemon closes its queue ring while a
+ * fused WRITE of the request is parked, so the queue is aborted (its
+ * dispatch reference put) while the daemon lives; a new fused command on
+ * the aborted request fails with -ESRCH.  The daemon is then killed and
+ * the parked fused command puts the last reference: the request is
+ * requeued, not failed, and a new daemon serves it.
+ */
+TEST_F_TIMEOUT(srv, reissue_fused_puts_last_ref, 90)
+{
+	struct server *s = &self->s;
+
+	ASSERT_EQ(0, server_start(s, RECOVERY_FLAGS,
+				  PARK_SECONDARY | PARK_CLOSE_QUEUE,
+				  &self->io, &self->buf, 8192));
+	EXPECT_EQ(-ESRCH, s->probe);
+	/* aborted, but held by the parked fused command */
+	EXPECT_FALSE(uzc_io_done(&self->io, 500));
+	server_kill(s);
+	/* requeued, not failed: the write waits for the next daemon */
+	EXPECT_FALSE(uzc_io_done(&self->io, 1000));
+	recover_and_serve(_metadata, s, &self->io);
 }
 
 int main(int argc, char **argv)
