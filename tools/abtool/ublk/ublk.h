@@ -170,6 +170,9 @@ int ublk_ctrl_del_async(struct ublk_dev *d);
 int ublk_ctrl_get_info(struct ublk_dev *d);
 int ublk_features(uint64_t *features);
 
+/* uring_probe.c: whether io_uring on this kernel supports opcode op */
+bool uring_op_supported(int op);
+
 /* ublk_queue.c */
 int ublk_queue_setup(struct ublk_dev *d, unsigned int q_id);
 void ublk_queue_teardown(struct ublk_queue *q);

@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <sys/ioctl.h>
 
-#include "features.h"
 #include "path_common.h"
 
 /* uAPI of patches/fused */

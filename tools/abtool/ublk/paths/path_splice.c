@@ -16,7 +16,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "features.h"
 #include "path_common.h"
 
 /* uAPI of patches/splice-rsrc (include/uapi/linux/io_uring.h) */
