@@ -156,6 +156,8 @@ void ublk_target_list(FILE *f);
 void ublk_path_list(FILE *f);
 extern const struct ublk_path_ops *const ublk_paths[];
 extern const unsigned int ublk_nr_paths;
+/* what a run may hold: every path, each once (see ublk/paths/path.c) */
+#define UBLK_MAX_PATHS	16
 
 /* ublk_ctrl.c */
 int ublk_ctrl_open(struct ublk_dev *d);
