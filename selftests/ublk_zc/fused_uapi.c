@@ -32,27 +32,15 @@
 #include <sys/wait.h>
 
 #include "ublk_zc_lib.h"
+#include "uapi/fused.h"
 #include "kselftest_harness.h"
 
-/* the fused-command uAPI, defined here so that older headers still build */
-#define FUSED_OP_FUSED_CMD	58
-#ifndef UBLK_U_IO_FUSED_SUBMIT_IO
-#define UBLK_U_IO_FUSED_SUBMIT_IO	_IOWR('u', 0x23, struct ublksrv_io_cmd)
-#endif
-#ifndef IORING_OP_SEND_ZC
-#define IORING_OP_SEND_ZC	47
-#endif
+/* socket zero-copy flags, for the refusal test (glibc may lack them) */
 #ifndef SO_ZEROCOPY
 #define SO_ZEROCOPY		60
 #endif
 #ifndef MSG_ZEROCOPY
 #define MSG_ZEROCOPY		0x4000000
-#endif
-#ifndef UBLK_F_USER_RECOVERY
-#define UBLK_F_USER_RECOVERY		(1ULL << 3)
-#endif
-#ifndef UBLK_F_USER_RECOVERY_REISSUE
-#define UBLK_F_USER_RECOVERY_REISSUE	(1ULL << 4)
 #endif
 
 #define DEPTH		8
@@ -73,8 +61,8 @@ static const char *fused_unsupported(void)
 	p = io_uring_get_probe();
 	if (!p)
 		return "io_uring probe failed";
-	ok = io_uring_opcode_supported(p, FUSED_OP_FUSED_CMD) &&
-	     !io_uring_opcode_supported(p, FUSED_OP_FUSED_CMD + 1);
+	ok = io_uring_opcode_supported(p, IORING_OP_FUSED_CMD) &&
+	     !io_uring_opcode_supported(p, IORING_OP_FUSED_CMD + 1);
 	io_uring_free_probe(p);
 	if (!ok)
 		return "io_uring lacks IORING_OP_FUSED_CMD (58 only)";
@@ -96,7 +84,7 @@ static void prep_fused(struct io_uring_sqe *sqe, int cdev_fd, __u16 q_id,
 	if (!sqe)	/* the rings are sized for every test */
 		abort();
 	memset(sqe, 0, 2 * sizeof(*sqe));
-	sqe->opcode = FUSED_OP_FUSED_CMD;
+	sqe->opcode = IORING_OP_FUSED_CMD;
 	sqe->fd = cdev_fd;
 	sqe->cmd_op = UBLK_U_IO_FUSED_SUBMIT_IO;
 	sqe->user_data = ud;
@@ -236,7 +224,7 @@ TEST_F(fused, errno_write_request)
 	EXPECT_EQ(-EOPNOTSUPP, fused_one(&self->ring, cfd, 0, tag,
 					 IORING_OP_URING_CMD, cfd, 0, 0, 0));
 	EXPECT_EQ(-EOPNOTSUPP, fused_one(&self->ring, cfd, 0, tag,
-					 FUSED_OP_FUSED_CMD, cfd, 0, 0, 0));
+					 IORING_OP_FUSED_CMD, cfd, 0, 0, 0));
 	EXPECT_EQ(-EINVAL, fused_one(&self->ring, cfd, 0, tag,
 				     0xff, fd, 0, 4096, 0));
 	/* outside the request */
@@ -258,7 +246,7 @@ TEST_F(fused, errno_write_request)
 	ASSERT_EQ(0, io_uring_queue_init(4, &plain, 0));
 	sqe = io_uring_get_sqe(&plain);
 	memset(sqe, 0, sizeof(*sqe));
-	sqe->opcode = FUSED_OP_FUSED_CMD;
+	sqe->opcode = IORING_OP_FUSED_CMD;
 	sqe->fd = cfd;
 	sqe->cmd_op = UBLK_U_IO_FUSED_SUBMIT_IO;
 	((struct ublksrv_io_cmd *)&sqe->addr3)->tag = tag;

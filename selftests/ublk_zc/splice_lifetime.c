@@ -43,13 +43,6 @@
 /* the sector the child servers wait for (the partition scan reads 0) */
 #define TEST_SECTOR	2048
 
-#ifndef UBLK_F_USER_RECOVERY
-#define UBLK_F_USER_RECOVERY		(1ULL << 3)
-#endif
-#ifndef UBLK_F_USER_RECOVERY_REISSUE
-#define UBLK_F_USER_RECOVERY_REISSUE	(1ULL << 4)
-#endif
-
 /* --- deadlines ---------------------------------------------------------- */
 
 /*

@@ -100,8 +100,8 @@ bool uzc_have_ops(void)
 
 	if (!p)
 		return false;
-	ok = io_uring_opcode_supported(p, UZC_OP_SPLICE_FROM) &&
-	     io_uring_opcode_supported(p, UZC_OP_BUF_REMOVE);
+	ok = io_uring_opcode_supported(p, IORING_OP_SPLICE_FROM) &&
+	     io_uring_opcode_supported(p, IORING_OP_BUF_REMOVE);
 	io_uring_free_probe(p);
 	return ok;
 }
@@ -523,7 +523,7 @@ void uzc_prep_splice_from(struct io_uring_sqe *sqe, int fd, __u64 pos,
 			  __u32 len, __u16 slot)
 {
 	memset(sqe, 0, sizeof(*sqe));
-	sqe->opcode = UZC_OP_SPLICE_FROM;
+	sqe->opcode = IORING_OP_SPLICE_FROM;
 	sqe->fd = fd;
 	sqe->off = pos;
 	sqe->len = len;
@@ -533,7 +533,7 @@ void uzc_prep_splice_from(struct io_uring_sqe *sqe, int fd, __u64 pos,
 void uzc_prep_buf_remove(struct io_uring_sqe *sqe, __u16 slot)
 {
 	memset(sqe, 0, sizeof(*sqe));
-	sqe->opcode = UZC_OP_BUF_REMOVE;
+	sqe->opcode = IORING_OP_BUF_REMOVE;
 	sqe->fd = -1;
 	sqe->buf_index = slot;
 }

@@ -18,21 +18,9 @@
 #include <linux/ublk_cmd.h>
 #include <liburing.h>
 
-/* the splice-rsrc uAPI, defined here so that older headers still build */
-#define UZC_OP_SPLICE_FROM	58
-#define UZC_OP_BUF_REMOVE	59
-#ifndef UBLK_F_SUPPORT_ZERO_COPY
-#define UBLK_F_SUPPORT_ZERO_COPY	(1ULL << 0)
-#endif
-#ifndef UBLK_F_USER_COPY
-#define UBLK_F_USER_COPY	(1ULL << 7)
-#endif
-#ifndef UBLK_U_CMD_GET_FEATURES
-#define UBLK_U_CMD_GET_FEATURES	_IOR('u', 0x13, struct ublksrv_ctrl_cmd)
-#endif
-#ifndef IORING_RECVSEND_FIXED_BUF
-#define IORING_RECVSEND_FIXED_BUF	(1U << 2)
-#endif
+/* what older headers lack: 6.12's, and the splice-rsrc series' uAPI */
+#include "uapi/base.h"
+#include "uapi/splice_rsrc.h"
 
 #define UZC_MAX_DEPTH		64
 

@@ -56,15 +56,18 @@
 #include <sys/syscall.h>
 
 #include "ublk_zc_lib.h"
+#include "uapi/splice_rsrc.h"
+#include "uapi/fused.h"
 #include "kselftest.h"
 
 /* ------------------------------------------------------------------ */
 /* uAPI of both series and of 6.12 that liburing 2.3 does not name     */
 
-#define OP_SPLICE_FROM		58	/* splice-rsrc */
-#define OP_BUF_REMOVE		59	/* splice-rsrc */
-#define OP_FUSED_CMD		58	/* fused */
-#define OP_LAST_FUSED		59	/* IORING_OP_LAST of the fused kernel */
+#define OP_SPLICE_FROM		IORING_OP_SPLICE_FROM	/* splice-rsrc */
+#define OP_BUF_REMOVE		IORING_OP_BUF_REMOVE	/* splice-rsrc */
+#define OP_FUSED_CMD		IORING_OP_FUSED_CMD	/* fused */
+/* IORING_OP_LAST of the fused kernel */
+#define OP_LAST_FUSED		(IORING_OP_FUSED_CMD + 1)
 #define OP_NOP			0
 #define OP_WRITEV		2
 #define OP_READ_FIXED		4
@@ -75,9 +78,6 @@
 #define OP_RECV			27
 #define OP_URING_CMD		46
 #define OP_SEND_ZC		47
-#ifndef UBLK_U_IO_FUSED_SUBMIT_IO
-#define UBLK_U_IO_FUSED_SUBMIT_IO	_IOWR('u', 0x23, struct ublksrv_io_cmd)
-#endif
 #define REG_CLONE_BUFFERS	30
 #define SQE_BAD_FLAG		0x80	/* beyond SQE_VALID_FLAGS */
 #define MAX_RW			0x7ffff000u	/* MAX_RW_COUNT on x86_64 */
@@ -3376,8 +3376,9 @@ static const char *detect(void)
 	p = io_uring_get_probe();
 	if (!p)
 		return "io_uring_get_probe() failed";
-	s58 = io_uring_opcode_supported(p, 58);
-	s59 = io_uring_opcode_supported(p, 59);
+	/* op 58: SPLICE_FROM or FUSED_CMD; only splice-rsrc has 59 */
+	s58 = io_uring_opcode_supported(p, OP_SPLICE_FROM);
+	s59 = io_uring_opcode_supported(p, OP_BUF_REMOVE);
 	io_uring_free_probe(p);
 	if (!s58)
 		return "io_uring has neither IORING_OP_SPLICE_FROM/BUF_REMOVE (58/59, splice-rsrc) nor IORING_OP_FUSED_CMD (58, fused)";

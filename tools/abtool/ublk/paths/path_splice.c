@@ -16,12 +16,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "features.h"
 #include "path_common.h"
-
-/* uAPI of patches/splice-rsrc (include/uapi/linux/io_uring.h) */
-#define IORING_OP_SPLICE_FROM	58
-#define IORING_OP_BUF_REMOVE	59
+#include "uapi/splice_rsrc.h"
 
 enum { AUX_INSTALL, AUX_REMOVE };
 

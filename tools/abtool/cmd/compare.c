@@ -339,7 +339,8 @@ static bool needs_quotes(const char *s)
 /*
  * "abtool compare ARGS", each argument quoted as a shell needs it: the
  * header of every report prints it, so a table in a README says how to
- * regenerate itself (DESIGN.md section 13).
+ * regenerate itself (docs/statistics.md, "Published tables and how they
+ * are regenerated").
  */
 static char *command_line(int argc, char **argv)
 {

@@ -40,8 +40,8 @@ struct run_opts {
 	bool verify;
 	FILE *out;
 	struct matrix matrix;
-	const struct ublk_path_ops *paths[8];
-	bool path_skipped[8];
+	const struct ublk_path_ops *paths[UBLK_MAX_PATHS];
+	bool path_skipped[UBLK_MAX_PATHS];
 	unsigned int nr_paths;
 	char backings[UBLK_MAX_BACKINGS][256];
 	unsigned int nr_backings;
@@ -439,8 +439,11 @@ static int parse_paths(struct run_opts *o, char *list)
 			fprintf(stderr, "abtool run: unknown data path '%s'\n", tok);
 			return -1;
 		}
-		if (o->nr_paths == 8)
+		if (o->nr_paths == UBLK_MAX_PATHS) {
+			fprintf(stderr, "abtool run: more than %d data paths\n",
+				UBLK_MAX_PATHS);
 			return -1;
+		}
 		o->paths[o->nr_paths++] = p;
 	}
 	return o->nr_paths ? 0 : -1;

@@ -14,14 +14,10 @@
 #include <stdio.h>
 #include <sys/ioctl.h>
 
-#include "features.h"
 #include "path_common.h"
-
-/* uAPI of patches/fused */
-#define IORING_OP_FUSED_CMD		58
-#define UBLK_U_IO_FUSED_SUBMIT_IO	_IOWR('u', 0x23, struct ublksrv_io_cmd)
+#include "uapi/fused.h"
 /* splice-rsrc's second op: a kernel with it uses 58 for SPLICE_FROM */
-#define IORING_OP_BUF_REMOVE		59
+#include "uapi/splice_rsrc.h"
 
 static int fused_probe(uint64_t features, char *why, size_t whylen)
 {

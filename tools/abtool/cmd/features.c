@@ -32,18 +32,6 @@ static const struct { int op; const char *name; } uring_op_names[] = {
 	{ IORING_OP_URING_CMD, "URING_CMD" },
 };
 
-bool uring_op_supported(int op)
-{
-	struct io_uring_probe *p = io_uring_get_probe();
-	bool ok;
-
-	if (!p)
-		return false;
-	ok = io_uring_opcode_supported(p, op);
-	io_uring_free_probe(p);
-	return ok;
-}
-
 static void print_text(const char *release, int ublk_ret, uint64_t features)
 {
 	unsigned int i;

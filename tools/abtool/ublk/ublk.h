@@ -156,6 +156,8 @@ void ublk_target_list(FILE *f);
 void ublk_path_list(FILE *f);
 extern const struct ublk_path_ops *const ublk_paths[];
 extern const unsigned int ublk_nr_paths;
+/* what a run may hold: every path, each once (see ublk/paths/path.c) */
+#define UBLK_MAX_PATHS	16
 
 /* ublk_ctrl.c */
 int ublk_ctrl_open(struct ublk_dev *d);
@@ -169,6 +171,9 @@ int ublk_ctrl_del(struct ublk_dev *d);
 int ublk_ctrl_del_async(struct ublk_dev *d);
 int ublk_ctrl_get_info(struct ublk_dev *d);
 int ublk_features(uint64_t *features);
+
+/* uring_probe.c: whether io_uring on this kernel supports opcode op */
+bool uring_op_supported(int op);
 
 /* ublk_queue.c */
 int ublk_queue_setup(struct ublk_dev *d, unsigned int q_id);

@@ -7,8 +7,9 @@
 #include "matrix.h"
 #include "size.h"
 
-/* DESIGN.md section 7: null/loop/mirror x 4K/64K/512K x read/write, QD16;
- * plus mirror-4 writes, where zero copy should matter most. */
+/* docs/abtool.md, "The matrix": null/loop/mirror x 4K/64K/512K x
+ * read/write, QD16; plus mirror-4 writes, where zero copy should matter
+ * most. */
 const char matrix_default[] =
 	"target=null,loop,mirror-2 rw=randread,randwrite bs=4k,64k,512k iodepth=16\n"
 	"target=mirror-4 rw=randwrite bs=64k,512k iodepth=16\n";
