@@ -1702,47 +1702,6 @@ TEST(flush_refused)
 /* the sector the child servers wait for (the partition scan reads 0) */
 #define TEST_SECTOR	2048
 
-/*
- * Stop and delete @d from a child and wait for it up to @ms.  A kernel
- * that cannot delete leaves the child in D state; the case fails instead
- * of hanging.  The caller must not have /dev/ublkcN open.
- */
-static bool deleted_within(struct uzc_dev *d, int ms)
-{
-	int status, waited, fd;
-	pid_t pid;
-
-	pid = fork();
-	if (pid < 0)
-		return false;
-	if (pid == 0) {
-		/*
-		 * Keep only the control: an inherited /dev/ublkbN (of a block
-		 * I/O that did not end) would make DEL_DEV wait for this very
-		 * child, and a child stuck in STOP_DEV must not hold the TAP
-		 * output open.
-		 */
-		fd = open("/dev/null", O_WRONLY);
-		if (fd >= 0) {
-			dup2(fd, STDOUT_FILENO);
-			dup2(fd, STDERR_FILENO);
-		}
-		for (fd = 3; fd < 1024; fd++)
-			if (fd != d->ctrl_fd && fd != d->ctrl.ring_fd)
-				close(fd);
-		_exit(uzc_dev_del(d) ? 1 : 0);
-	}
-	for (waited = 0; waited <= ms; waited += 20) {
-		if (waitpid(pid, &status, WNOHANG) == pid) {
-			d->dev_id = -1;
-			return WIFEXITED(status) && !WEXITSTATUS(status);
-		}
-		usleep(20000);
-	}
-	d->dev_id = -1;		/* leave it to the stuck child */
-	return false;
-}
-
 /* what the child server does with the test's WRITE */
 enum park_mode {
 	/* a fused WRITE of the request to a full pipe parks (always) */
@@ -1941,7 +1900,7 @@ FIXTURE_TEARDOWN(srv)
 		if (self->s.pid > 0)
 			server_kill(&self->s);
 		uzc_queue_close(&self->s.d);
-		if (!deleted_within(&self->s.d, DEADLINE_MS))
+		if (!uzc_deleted_within(&self->s.d, DEADLINE_MS))
 			TH_LOG("the device could not be deleted");
 	}
 	if (self->s.ready[0] >= 0)
@@ -1971,7 +1930,7 @@ TEST_F_TIMEOUT(srv, parked_secondary_dies_with_daemon, 90)
 	EXPECT_TRUE(uzc_io_done(&self->io, DEADLINE_MS));
 	if (self->io.done)
 		EXPECT_EQ(-EIO, uzc_io_wait(&self->io));
-	EXPECT_TRUE(deleted_within(&s->d, DEADLINE_MS));
+	EXPECT_TRUE(uzc_deleted_within(&s->d, DEADLINE_MS));
 }
 
 /*

@@ -45,32 +45,6 @@
 
 /* --- deadlines ---------------------------------------------------------- */
 
-/*
- * Stop and delete @d from a child and wait for it up to @ms. A kernel that
- * cannot delete leaves the child in D state; the case fails instead of
- * hanging. The caller must have closed its /dev/ublkcN.
- */
-static bool deleted_within(struct uzc_dev *d, int ms)
-{
-	int status, waited;
-	pid_t pid;
-
-	pid = fork();
-	if (pid < 0)
-		return false;
-	if (pid == 0)
-		_exit(uzc_dev_del(d) ? 1 : 0);
-	for (waited = 0; waited <= ms; waited += 20) {
-		if (waitpid(pid, &status, WNOHANG) == pid) {
-			d->dev_id = -1;
-			return WIFEXITED(status) && !WEXITSTATUS(status);
-		}
-		usleep(20000);
-	}
-	d->dev_id = -1;		/* leave it to the stuck child */
-	return false;
-}
-
 /* start a block WRITE of @len pattern bytes at sector TEST_SECTOR */
 static void *start_write(struct uzc_dev *d, struct uzc_io *io, size_t len,
 			 unsigned int seed)
@@ -253,7 +227,7 @@ static void kill_then_expect(struct __test_metadata *_metadata,
 	EXPECT_TRUE(uzc_io_done(io, DEADLINE_MS));
 	if (io->done)
 		EXPECT_EQ(want, uzc_io_wait(io));
-	EXPECT_TRUE(deleted_within(&s->d, DEADLINE_MS));
+	EXPECT_TRUE(uzc_deleted_within(&s->d, DEADLINE_MS));
 }
 
 /* cases with a child server; the harness's default 30 s is too short */
@@ -303,7 +277,7 @@ TEST(same_ring_commit_then_ring_exit)
 	EXPECT_TRUE(uzc_io_done(&io, DEADLINE_MS));
 	if (io.done)
 		EXPECT_EQ(128 << 10, uzc_io_wait(&io));
-	EXPECT_TRUE(deleted_within(&d, DEADLINE_MS));
+	EXPECT_TRUE(uzc_deleted_within(&d, DEADLINE_MS));
 	free(buf);
 }
 

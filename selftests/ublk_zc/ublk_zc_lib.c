@@ -19,6 +19,7 @@
 #include <netinet/in.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 #include "ublk_zc_lib.h"
 
@@ -604,4 +605,40 @@ int uzc_loopback_up(void)
 	}
 	close(s);
 	return ret;
+}
+
+bool uzc_deleted_within(struct uzc_dev *d, int ms)
+{
+	int status, waited, fd;
+	pid_t pid;
+
+	pid = fork();
+	if (pid < 0)
+		return false;
+	if (pid == 0) {
+		/*
+		 * Keep only the control: an inherited /dev/ublkbN (of a block
+		 * I/O that did not end) would make DEL_DEV wait for this very
+		 * child, and a child stuck in STOP_DEV must not hold the TAP
+		 * output open.
+		 */
+		fd = open("/dev/null", O_WRONLY);
+		if (fd >= 0) {
+			dup2(fd, STDOUT_FILENO);
+			dup2(fd, STDERR_FILENO);
+		}
+		for (fd = 3; fd < 1024; fd++)
+			if (fd != d->ctrl_fd && fd != d->ctrl.ring_fd)
+				close(fd);
+		_exit(uzc_dev_del(d) ? 1 : 0);
+	}
+	for (waited = 0; waited <= ms; waited += 20) {
+		if (waitpid(pid, &status, WNOHANG) == pid) {
+			d->dev_id = -1;
+			return WIFEXITED(status) && !WEXITSTATUS(status);
+		}
+		usleep(20000);
+	}
+	d->dev_id = -1;		/* leave it to the stuck child */
+	return false;
 }

@@ -106,6 +106,13 @@ int uzc_ctrl_cmd(struct uzc_dev *d, __u32 op, __u64 data0, void *buf,
 int uzc_dev_destroy(struct uzc_dev *d);
 /* the control side only: stop and delete a device served elsewhere */
 int uzc_dev_del(struct uzc_dev *d);
+/*
+ * Stop and delete @d from a child and wait for it up to @ms: a kernel that
+ * cannot delete leaves the child in D state, and the case fails instead of
+ * hanging. The child keeps only the control files. The caller must have
+ * closed its /dev/ublkcN.
+ */
+bool uzc_deleted_within(struct uzc_dev *d, int ms);
 void uzc_queue_close(struct uzc_dev *d);
 
 /*
