@@ -43,7 +43,7 @@
 /* the sector the child servers wait for (the partition scan reads 0) */
 #define TEST_SECTOR	2048
 
-/* --- deadlines ---------------------------------------------------------- */
+/* --- block I/O ---------------------------------------------------------- */
 
 /* start a block WRITE of @len pattern bytes at sector TEST_SECTOR */
 static void *start_write(struct uzc_dev *d, struct uzc_io *io, size_t len,
