@@ -7,8 +7,8 @@
  * offset into them.  One secondary per fused command, so a mirror write
  * costs N fused commands: that is this design's cost, measured as is.
  *
- * The null target has no leg to fuse: its requests are committed
- * without a fused command (the design has no handoff of its own).
+ * The null target has one leg like every other path: one fused command
+ * per request, whose secondary reads /dev/zero or writes /dev/null.
  */
 #include <errno.h>
 #include <stdio.h>
