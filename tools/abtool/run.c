@@ -178,8 +178,7 @@ static void fill_trial(const struct run_opts *o, const struct matrix_cell *c,
 	trial_set_metric(t, "lat_p50_us", r->lat_all.p50_ns / 1e3);
 	trial_set_metric(t, "lat_p99_us", r->lat_all.p99_ns / 1e3);
 	trial_set_metric(t, "lat_p999_us", r->lat_all.p999_ns / 1e3);
-	trial_set_metric(t, "load_cpu_us_per_io",
-			 (r->cpu_user_ns + r->cpu_sys_ns) / 1e3 / ios);
+	trial_set_metric(t, "load_cpu_us_per_io", r->cpu_ns / 1e3 / ios);
 	if (s->have_cpu) {
 		const struct counters_values *v = &s->cpu;
 
