@@ -27,7 +27,8 @@ cat > "$F/scripts/vm-run" <<'STUB'
 while [ $# -gt 0 ]; do
 	case $1 in
 	--) shift; break ;;
-	--clock|--timeout|--dir|--append|--cpus|--mem|--accel) shift ;;
+	--cpus) echo "vm-run cpus=$2" >> "$STUB_LOG"; shift ;;
+	--clock|--timeout|--dir|--append|--mem|--accel) shift ;;
 	esac
 	shift
 done
@@ -97,7 +98,7 @@ ab() {
 }
 V=(--variants "base,splice-rsrc,fused")
 
-t_plan 15
+t_plan 18
 ab ok "${V[@]}"
 t_is "a complete run passes" "$?" 0 || t_diag "$(tail -n 5 "$T_TMP/ok.out")"
 t_ok "it says how n splits into boots x trials" \
@@ -115,6 +116,14 @@ ab seeds --variants base,fused --boots 3 --trials 2 --seed 100
 t_is "--seed S: boot b of every kernel gets S + b*trials" \
 	"$(sed -n 's/^run variant=\([^ ]*\) boot=\([0-9]*\) seed=\([0-9]*\) .*/\1 \2 \3/p' "$T_TMP/seeds.log" 2> /dev/null | sort | tr '\n' ,)" \
 	"base 0 100,base 1 102,base 2 104,fused 0 100,fused 1 102,fused 2 104,"
+
+# vCPUs: icount boots 1 (a task's task-clock is its own only there), wall 2
+vcpus() { sed -n 's/^vm-run cpus=//p' "$T_TMP/$1.log" 2> /dev/null | sort -u | tr '\n' ,; }
+t_is "icount guests boot 1 vCPU by default" "$(vcpus ok)" "1,"
+ab wall --variants base --boots 1 --clock wall
+t_is "wall-clock guests boot 2 vCPUs by default" "$(vcpus wall)" "2,"
+ab cpus3 --variants base --boots 1 --cpus 3
+t_is "--cpus N boots N vCPUs" "$(vcpus cpus3)" "3,"
 
 # fails_naming RC DESC CASE WHAT: ab failed, its ERROR message names
 # WHAT, and nothing was compared

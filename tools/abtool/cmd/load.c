@@ -274,7 +274,7 @@ static void print_text(const struct load_opts *o, const struct wl_result *r,
 	printf("  time:  %.3fs timed\n", secs);
 	printf("  cpu:   user=%.1fms sys=%.1fms (%.2fus/IO) ctx=%" PRIu64 " faults=%" PRIu64 "\n",
 	       r->cpu_user_ns / 1e6, r->cpu_sys_ns / 1e6,
-	       (r->cpu_user_ns + r->cpu_sys_ns) / 1e3 / ios, r->ctx_switches,
+	       r->cpu_ns / 1e3 / ios, r->ctx_switches,
 	       r->page_faults);
 	if (r->has_uring_counts)
 		printf("  uring: enters=%" PRIu64 " sqes=%" PRIu64 " (%.2f SQEs/enter, %.2f enters/IO)\n",

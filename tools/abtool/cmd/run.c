@@ -151,6 +151,8 @@ static void fill_trial(const struct run_opts *o, const struct matrix_cell *c,
 		       struct trial *t)
 {
 	double ios = r->ios ? (double)r->ios : 1;
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	bool own = counters_cpu_time_is_own(o->clock, cpus);
 	struct utsname u;
 	time_t now = time(NULL);
 
@@ -166,6 +168,7 @@ static void fill_trial(const struct run_opts *o, const struct matrix_cell *c,
 	strftime(t->date, sizeof(t->date), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
 	t->boot = o->boot;
 	t->trial = nr;
+	t->cpus = cpus > 0 ? (int)cpus : 0;
 	snprintf(t->cell.target, sizeof(t->cell.target), "%s", c->target);
 	t->cell.legs = c->legs ? c->legs : 1;
 	snprintf(t->cell.rw, sizeof(t->cell.rw), "%s", wl_rw_name(c->rw));
@@ -178,13 +181,14 @@ static void fill_trial(const struct run_opts *o, const struct matrix_cell *c,
 	trial_set_metric(t, "lat_p50_us", r->lat_all.p50_ns / 1e3);
 	trial_set_metric(t, "lat_p99_us", r->lat_all.p99_ns / 1e3);
 	trial_set_metric(t, "lat_p999_us", r->lat_all.p999_ns / 1e3);
-	trial_set_metric(t, "load_cpu_us_per_io",
-			 (r->cpu_user_ns + r->cpu_sys_ns) / 1e3 / ios);
+	if (own)
+		trial_set_metric(t, "load_cpu_us_per_io", r->cpu_ns / 1e3 / ios);
 	if (s->have_cpu) {
 		const struct counters_values *v = &s->cpu;
 
-		trial_set_metric(t, "server_cpu_us_per_io",
-				 v->value[CNT_TASK_CLOCK] / 1e3 / ios);
+		if (own)
+			trial_set_metric(t, "server_cpu_us_per_io",
+					 v->value[CNT_TASK_CLOCK] / 1e3 / ios);
 		trial_set_metric(t, "ctx_per_io",
 				 (v->value[CNT_CONTEXT_SWITCHES] + r->ctx_switches) / ios);
 		trial_set_metric(t, "faults_per_io",
@@ -605,6 +609,12 @@ int cmd_run(int argc, char **argv)
 		return 1;
 	}
 
+	if (!counters_cpu_time_is_own(o->clock, sysconf(_SC_NPROCESSORS_ONLN)))
+		fprintf(stderr, "abtool run: icount with %ld vCPUs: a task's "
+			"task-clock also counts the other vCPUs' instructions, so "
+			"server_cpu_us_per_io and load_cpu_us_per_io are not "
+			"recorded (boot 1 vCPU for them)\n",
+			sysconf(_SC_NPROCESSORS_ONLN));
 	ublk_cleanup_stale(stderr);
 	signal(SIGINT, on_interrupt);
 	signal(SIGTERM, on_interrupt);

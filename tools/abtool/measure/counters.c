@@ -64,6 +64,11 @@ struct counters {
 	char note[256];
 };
 
+bool counters_cpu_time_is_own(const char *clock, long cpus)
+{
+	return strcmp(clock, "icount") || cpus == 1;
+}
+
 const char *counters_name(enum counter_id id)
 {
 	return (unsigned int)id < CNT_NR ? counter_defs[id].name : "?";

@@ -50,6 +50,20 @@ int counters_stop(struct counters *c);
 int counters_read(struct counters *c, struct counters_values *v);
 void counters_close(struct counters *c);
 
+/*
+ * Whether a task's task-clock is its own CPU time on a machine with
+ * @cpus online CPUs whose clock is @clock ("wall" or "icount").  Under
+ * QEMU's icount all vCPUs share one instruction clock and run in turn,
+ * so while a task is on one vCPU its clock also advances by every
+ * instruction the others execute, and its task-clock counts them: how
+ * much depends on how the tasks overlap, which differs by data path
+ * (issue 15 item 9, loop target at 512K: the server's figure with 2
+ * vCPUs is 28-33% above its 1-vCPU figure for copy and user_copy, 2-3%
+ * for splice).  With one vCPU it is the task's own instructions (1 ns
+ * each at shift=0).
+ */
+bool counters_cpu_time_is_own(const char *clock, long cpus);
+
 /* perf's names: "task-clock", "context-switches", ... */
 const char *counters_name(enum counter_id id);
 /* "perf_event_open", "getrusage" or "procfs" */

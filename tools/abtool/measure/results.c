@@ -267,7 +267,8 @@ static int parse_record(struct json_object *obj, struct trial *t,
 			       (char *)t + strings[i].off, err, errlen))
 			return -EINVAL;
 	if (get_index(obj, "boot", &t->boot, err, errlen) ||
-	    get_index(obj, "trial", &t->trial, err, errlen))
+	    get_index(obj, "trial", &t->trial, err, errlen) ||
+	    get_index(obj, "cpus", &t->cpus, err, errlen))
 		return -EINVAL;
 	v = member(obj, "cell");
 	if (v && parse_cell(v, &t->cell, err, errlen))
@@ -469,6 +470,9 @@ struct json_object *results_trial_to_json(const struct trial *t)
 	if (t->trial >= 0)
 		json_object_object_add(obj, "trial",
 				       json_object_new_int(t->trial));
+	if (t->cpus > 0)
+		json_object_object_add(obj, "cpus",
+				       json_object_new_int(t->cpus));
 	json_object_object_add(obj, "cell", cell_to_json(&t->cell));
 	for (i = 0; i < t->nr_metrics; i++)
 		json_object_object_add(metrics, t->metrics[i].name,

@@ -5,7 +5,7 @@
  *
  *   {"schema":"abtool-trial-1","variant":"base","kernel":"6.12.118",
  *    "flavor":"perf","path":"copy","clock":"icount","accel":"tcg",
- *    "host":"h","date":"2026-12-03T10:00:00Z","boot":0,"trial":0,
+ *    "host":"h","date":"2026-12-03T10:00:00Z","boot":0,"trial":0,"cpus":1,
  *    "cell":{"target":"null","legs":1,"rw":"randread","bs":4096,
  *            "iodepth":16,"jobs":1},
  *    "metrics":{"iops":60123.0,"lat_p99_us":410.0,...}}
@@ -52,6 +52,8 @@ struct trial {
 	char date[TRIAL_STR_MAX];	/* ISO 8601, UTC */
 	int boot;			/* -1: absent */
 	int trial;			/* -1: absent */
+	int cpus;			/* online CPUs (a guest's vCPUs) it
+					 * ran on; 0: not recorded */
 	struct trial_cell cell;
 	struct trial_metric *metrics;	/* in file order; owned */
 	size_t nr_metrics;

@@ -132,6 +132,13 @@ static int env_add(struct report_env *env, const struct trial *t)
 	    strlist_add(&env->flavors, or_unknown(t->flavor)) < 0 ||
 	    strlist_add(&env->hosts, or_unknown(t->host)) < 0)
 		return -ENOMEM;
+	if (t->cpus > 0) {
+		char n[16];
+
+		snprintf(n, sizeof(n), "%d", t->cpus);
+		if (strlist_add(&env->cpus, n) < 0)
+			return -ENOMEM;
+	}
 	if (*t->date) {
 		if (!*env->date_first || strcmp(t->date, env->date_first) < 0)
 			strcpy(env->date_first, t->date);
@@ -148,6 +155,7 @@ static void env_free(struct report_env *env)
 	strlist_free(&env->accels);
 	strlist_free(&env->flavors);
 	strlist_free(&env->hosts);
+	strlist_free(&env->cpus);
 }
 
 /* ---- labels ---- */
@@ -505,6 +513,28 @@ static int check_mixed(const struct trial_set *set,
 				    t->source ? t->source : "?", t->line,
 				    pk->option);
 		}
+	}
+	/*
+	 * vCPUs: under icount they decide whether a task's CPU time is its
+	 * own (1) and how server and workload hand I/O over (IPI or switch)
+	 */
+	trial_set_for_each(set, t) {
+		char ca[16], cb[16];
+
+		if (t->cpus == first->cpus)
+			continue;
+		r->mixed_env = true;
+		if (opts->allow_mixed_env)
+			break;
+		snprintf(ca, sizeof(ca), first->cpus ? "%d" : "unknown",
+			 first->cpus);
+		snprintf(cb, sizeof(cb), t->cpus ? "%d" : "unknown", t->cpus);
+		return set_err(err, errlen, -EINVAL,
+			    "mixed vCPU counts: %s (%s:%u) and %s (%s:%u) are "
+			    "not comparable; use --allow-mixed-env to compare "
+			    "anyway", ca, first->source ? first->source : "?",
+			    first->line, cb, t->source ? t->source : "?",
+			    t->line);
 	}
 	return 0;
 }

@@ -69,6 +69,7 @@ struct strlist {
 struct report_env {
 	struct strlist kernels;		/* "variant release" */
 	struct strlist clocks, accels, flavors, hosts;
+	struct strlist cpus;		/* "1", "2": vCPUs; empty: unrecorded */
 	char date_first[TRIAL_STR_MAX], date_last[TRIAL_STR_MAX];
 };
 
@@ -131,7 +132,7 @@ struct report {
 	struct report_env env;		/* union over all trials */
 	bool tcg;			/* some trial ran under QEMU TCG */
 	bool mixed_clock;
-	bool mixed_env;			/* accels or flavors differ */
+	bool mixed_env;			/* accels, flavors or vCPUs differ */
 	bool show_ci;
 	char *command;			/* NULL: not known */
 	struct report_column *columns;	/* [0] is the baseline */

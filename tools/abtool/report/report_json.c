@@ -38,6 +38,7 @@ static struct json_object *env_json(const struct report_env *env)
 	json_object_object_add(o, "accels", strlist_json(&env->accels));
 	json_object_object_add(o, "flavors", strlist_json(&env->flavors));
 	json_object_object_add(o, "hosts", strlist_json(&env->hosts));
+	json_object_object_add(o, "cpus", strlist_json(&env->cpus));
 	json_object_object_add(o, "date_first",
 			       *env->date_first ? str(env->date_first) : NULL);
 	json_object_object_add(o, "date_last",

@@ -45,8 +45,10 @@ static void put_header(FILE *out, const struct report *r)
 		fprintf(out, "  (QEMU `-icount shift=0,sleep=off`: time counts "
 			"guest instructions)\n");
 	put_item(out, "accel", &r->env.accels);
+	if (r->env.cpus.nr)
+		put_item(out, "vCPUs", &r->env.cpus);
 	if (r->mixed_env)
-		fprintf(out, "- **MIXED ACCELS OR FLAVORS:** numbers across "
+		fprintf(out, "- **MIXED ACCELS, FLAVORS OR vCPUs:** numbers across "
 			"them are not comparable\n");
 	put_item(out, "kernels", &r->env.kernels);
 	put_item(out, "flavor", &r->env.flavors);

@@ -103,6 +103,8 @@ static void put_clock(FILE *out, const struct report *r)
 	else
 		putf(out, INDENT, "clock: %s", list);
 	put_env(out, "accel", &r->env.accels);
+	if (r->env.cpus.nr)
+		put_env(out, "vCPUs", &r->env.cpus);
 	if (r->tcg) {
 		fputs("*** accel=tcg: QEMU emulated the CPU in software. "
 		      "These are NOT\n*** hardware numbers; compare the "

@@ -249,4 +249,14 @@ TEST(names)
 	EXPECT_STREQ("instructions", counters_name(CNT_INSTRUCTIONS));
 }
 
+/* Under icount a task's task-clock is its own only on one vCPU. */
+TEST(cpu_time_is_own_only_on_one_vcpu_under_icount)
+{
+	EXPECT_TRUE(counters_cpu_time_is_own("icount", 1));
+	EXPECT_FALSE(counters_cpu_time_is_own("icount", 2));
+	EXPECT_FALSE(counters_cpu_time_is_own("icount", 8));
+	EXPECT_TRUE(counters_cpu_time_is_own("wall", 1));
+	EXPECT_TRUE(counters_cpu_time_is_own("wall", 2));
+}
+
 TEST_HARNESS_MAIN

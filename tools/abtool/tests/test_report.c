@@ -486,6 +486,59 @@ TEST(mixed_accel_or_flavor_is_refused)
 	trial_set_release(&set);
 }
 
+/*
+ * vCPU counts: under icount a task's CPU time is its own only on one vCPU
+ * and the handoff differs (IPI or context switch); files from before the
+ * count was recorded (0) do not pool with those that have it.
+ */
+TEST(mixed_vcpus_are_refused_and_shown)
+{
+	const struct trial_cell cell = make_cell("null", 1, "read", 4096, 1, 1);
+	struct report_opts opts;
+	struct trial_set set;
+	struct report *r;
+	char err[512], *text, *md;
+	size_t i;
+
+	trial_set_init(&set);
+	add_trials(&set, "base", "copy", &cell, 5, 1000, 1, &icount_tcg);
+	add_trials(&set, "fused", "fused", &cell, 5, 1000, 1, &icount_tcg);
+	for (i = 0; i < set.nr; i++)
+		set.trials[i].cpus = 1;
+	report_opts_init(&opts);
+	r = build(_metadata, &set, &opts);
+	ASSERT_NE(NULL, r);
+	text = emit(r, "text");
+	md = emit(r, "markdown");
+	ASSERT_NE(NULL, text);
+	ASSERT_NE(NULL, md);
+	EXPECT_NE(NULL, line_starting(text, "vCPUs: 1\n")) TH_LOG("%s", text);
+	EXPECT_NE(NULL, strstr(md, "**vCPUs:** 1\n")) TH_LOG("%s", md);
+	free(text);
+	free(md);
+	report_free(r);
+
+	set.trials[7].cpus = 2;
+	EXPECT_EQ(-EINVAL, report_build(&set, &opts, &r, err, sizeof(err)));
+	EXPECT_NE(NULL, strstr(err, "mixed vCPU counts: 1")) TH_LOG("%s", err);
+	EXPECT_NE(NULL, strstr(err, "--allow-mixed-env")) TH_LOG("%s", err);
+	set.trials[7].cpus = 0;
+	EXPECT_EQ(-EINVAL, report_build(&set, &opts, &r, err, sizeof(err)));
+	EXPECT_NE(NULL, strstr(err, "and unknown")) TH_LOG("%s", err);
+	set.trials[7].cpus = 2;
+	opts.allow_mixed_env = true;
+	r = build(_metadata, &set, &opts);
+	ASSERT_NE(NULL, r);
+	EXPECT_TRUE(r->mixed_env);
+	text = emit(r, "text");
+	ASSERT_NE(NULL, text);
+	EXPECT_NE(NULL, line_starting(text, "vCPUs: MIXED (1, 2)"))
+		TH_LOG("%s", text);
+	free(text);
+	report_free(r);
+	trial_set_release(&set);
+}
+
 /* --configs selects and orders; unknown names list the known ones. */
 TEST(configs_select_and_order)
 {

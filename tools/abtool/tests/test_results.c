@@ -29,6 +29,7 @@ static void fill_trial(struct trial *t, int i)
 	strcpy(t->date, "2026-12-03T10:00:00Z");
 	t->boot = 1;
 	t->trial = i;
+	t->cpus = 1 + i;
 	strcpy(t->cell.target, "mirror");
 	t->cell.legs = 2;
 	strcpy(t->cell.rw, "randwrite");
@@ -59,6 +60,7 @@ static void expect_same(struct __test_metadata *_metadata,
 	EXPECT_STREQ(a->date, b->date);
 	EXPECT_EQ(a->boot, b->boot);
 	EXPECT_EQ(a->trial, b->trial);
+	EXPECT_EQ(a->cpus, b->cpus);
 	EXPECT_STREQ(a->cell.target, b->cell.target);
 	EXPECT_EQ(a->cell.legs, b->cell.legs);
 	EXPECT_STREQ(a->cell.rw, b->cell.rw);
@@ -182,6 +184,7 @@ TEST(unset_fields_are_not_written)
 	ASSERT_EQ(0, fclose(f));
 	EXPECT_EQ(NULL, strstr(buf, "\"variant\""));
 	EXPECT_EQ(NULL, strstr(buf, "\"boot\""));
+	EXPECT_EQ(NULL, strstr(buf, "\"cpus\""));
 	EXPECT_NE(NULL, strstr(buf, "\"metrics\":{}"));
 	free(buf);
 }
@@ -220,6 +223,7 @@ TEST(missing_optional_fields_get_defaults)
 	EXPECT_STREQ("", t.clock);
 	EXPECT_EQ(-1, t.boot);
 	EXPECT_EQ(-1, t.trial);
+	EXPECT_EQ(0, t.cpus);		/* not recorded */
 	EXPECT_STREQ("", t.cell.target);
 	EXPECT_EQ(1, t.cell.legs);
 	EXPECT_EQ(1, t.cell.jobs);

@@ -435,6 +435,17 @@ TEST_F(files, runtime_and_ramp)
 	EXPECT_GE(r->elapsed_ns, 200000000u);
 	EXPECT_LT(r->elapsed_ns, 3000000000u);
 	EXPECT_GT(r->cpu_user_ns + r->cpu_sys_ns, 0u);
+	/*
+	 * the job threads' task-clock over the timed phase: no thread runs
+	 * longer than the phase (getrusage was seen to break this in a
+	 * 1-vCPU guest)
+	 */
+	EXPECT_GT(r->cpu_ns, 0u);
+	if (r->cpu_from_perf) {
+		EXPECT_LE(r->cpu_ns, s.jobs * (r->elapsed_ns + 10000000u));
+	} else {
+		EXPECT_EQ(r->cpu_user_ns + r->cpu_sys_ns, r->cpu_ns);
+	}
 }
 
 TEST_F(files, fixedbufs_and_buffered)

@@ -206,6 +206,7 @@ static void add_job(struct json_object *job, struct wl_result *r,
 		t->max_runtime_ms = runtime_ms;
 	r->cpu_user_ns += (uint64_t)(get_double(job, "usr_cpu") * cpu_ns_per_pct);
 	r->cpu_sys_ns += (uint64_t)(get_double(job, "sys_cpu") * cpu_ns_per_pct);
+	r->cpu_ns = r->cpu_user_ns + r->cpu_sys_ns;	/* fio's own split */
 	r->ctx_switches += get_u64(job, "ctx");
 	r->page_faults += get_u64(job, "majf") + get_u64(job, "minf");
 	if (option_is_on(get(job, "job options"), "direct"))

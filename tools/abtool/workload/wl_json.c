@@ -89,6 +89,9 @@ static struct json_object *cost_json(const struct wl_result *r)
 
 	put_u64(o, "cpu_user_ns", r->cpu_user_ns);
 	put_u64(o, "cpu_sys_ns", r->cpu_sys_ns);
+	put_u64(o, "cpu_ns", r->cpu_ns);
+	json_object_object_add(o, "cpu_source", json_object_new_string(
+		r->cpu_from_perf ? "task-clock" : "getrusage"));
 	put_u64(o, "ctx_switches", r->ctx_switches);
 	put_u64(o, "page_faults", r->page_faults);
 	if (r->has_uring_counts) {

@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <linux/fs.h>
+#include <linux/perf_event.h>
 #include <liburing.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -20,6 +21,7 @@
 #include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -240,6 +242,8 @@ struct job {
 	unsigned int nr_reported;
 	struct verify_mismatch reported[WL_VERIFY_REPORT_MAX];
 	struct rusage ru0, ru1;
+	int clock_fd;			/* this thread's task-clock; -1: none */
+	uint64_t clock0, clock1;	/* ns, at the timed phase's ends */
 	bool measuring;
 	uint64_t t_start, t_end;
 
@@ -327,6 +331,8 @@ nomem:
 
 static void job_teardown(struct job *j)
 {
+	if (j->clock_fd >= 0)
+		close(j->clock_fd);
 	if (j->ring_ready)
 		io_uring_queue_exit(&j->ring);
 	if (!j->leak_bufs) {
@@ -479,6 +485,36 @@ static void reap(struct job *j, const struct phase *ph)
 	io_uring_cq_advance(&j->ring, n);
 }
 
+/*
+ * The calling thread's task-clock (perf's, as the server's is counted),
+ * read at will; -1 where perf_event_open is refused.
+ */
+static int thread_clock_open(void)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_TASK_CLOCK,
+		.exclude_hv = 1,
+	};
+
+	return syscall(SYS_perf_event_open, &attr, 0, -1, -1,
+		       PERF_FLAG_FD_CLOEXEC);
+}
+
+static uint64_t thread_clock_read(struct job *j)
+{
+	uint64_t v;
+
+	if (j->clock_fd >= 0 && read(j->clock_fd, &v, sizeof(v)) == sizeof(v))
+		return v;
+	if (j->clock_fd >= 0) {		/* cannot happen; stay consistent */
+		close(j->clock_fd);
+		j->clock_fd = -1;
+	}
+	return 0;
+}
+
 static void measure_begin(struct job *j, uint64_t now)
 {
 	j->measuring = true;
@@ -486,6 +522,7 @@ static void measure_begin(struct job *j, uint64_t now)
 	j->enters0 = j->enters;
 	j->sqes0 = j->sqes;
 	getrusage(RUSAGE_THREAD, &j->ru0);
+	j->clock0 = thread_clock_read(j);
 }
 
 static bool phase_should_stop(struct job *j, const struct phase *ph,
@@ -570,6 +607,7 @@ static void *job_main(void *arg)
 	struct phase ph = { .measured = true };
 	uint64_t t0;
 
+	j->clock_fd = thread_clock_open();
 	/* a mixed verify reads blocks before writing them: give them data */
 	if (!job_setup(j) && s->verify && wl_rw_is_mixed(s->rw))
 		prefill(j);
@@ -589,6 +627,7 @@ static void *job_main(void *arg)
 		measure_begin(j, now_ns());
 	j->t_end = now_ns();
 	getrusage(RUSAGE_THREAD, &j->ru1);
+	j->clock1 = thread_clock_read(j);
 	return NULL;
 }
 
@@ -609,12 +648,15 @@ static void summarize(const struct lathist *h, struct wl_lat_summary *l)
 	l->max_ns = h->max;
 }
 
-static void add_rusage(struct wl_result *r, const struct job *j)
+static void add_rusage(struct wl_result *r, const struct job *j, bool perf)
 {
 	const struct rusage *a = &j->ru0, *b = &j->ru1;
+	uint64_t user = tv_ns(&b->ru_utime) - tv_ns(&a->ru_utime);
+	uint64_t sys = tv_ns(&b->ru_stime) - tv_ns(&a->ru_stime);
 
-	r->cpu_user_ns += tv_ns(&b->ru_utime) - tv_ns(&a->ru_utime);
-	r->cpu_sys_ns += tv_ns(&b->ru_stime) - tv_ns(&a->ru_stime);
+	r->cpu_user_ns += user;
+	r->cpu_sys_ns += sys;
+	r->cpu_ns += perf ? j->clock1 - j->clock0 : user + sys;
 	r->ctx_switches += (b->ru_nvcsw - a->ru_nvcsw) +
 			   (b->ru_nivcsw - a->ru_nivcsw);
 	r->page_faults += (b->ru_minflt - a->ru_minflt) +
@@ -622,7 +664,7 @@ static void add_rusage(struct wl_result *r, const struct job *j)
 }
 
 static void add_job(struct wl_result *r, const struct job *j,
-		    struct lathist *rh, struct lathist *wh)
+		    struct lathist *rh, struct lathist *wh, bool perf)
 {
 	unsigned int i;
 
@@ -638,7 +680,7 @@ static void add_job(struct wl_result *r, const struct job *j,
 	for (i = 0; i < j->nr_reported && r->nr_reported < WL_VERIFY_REPORT_MAX; i++)
 		r->reported[r->nr_reported++] = j->reported[i];
 	if (j->measuring)
-		add_rusage(r, j);
+		add_rusage(r, j, perf);
 	lathist_merge(rh, j->rhist);
 	lathist_merge(wh, j->whist);
 }
@@ -647,6 +689,7 @@ static int merge_results(struct wl_result *r, struct job *jobs, uint32_t n)
 {
 	struct lathist *rh = malloc(sizeof(*rh)), *wh = malloc(sizeof(*wh));
 	uint64_t t_start = UINT64_MAX, t_end = 0;
+	bool perf = true;	/* every timed job has its task-clock */
 	uint32_t i;
 
 	if (!rh || !wh) {
@@ -656,10 +699,14 @@ static int merge_results(struct wl_result *r, struct job *jobs, uint32_t n)
 	}
 	lathist_init(rh);
 	lathist_init(wh);
+	for (i = 0; i < n; i++)
+		if (jobs[i].rhist && jobs[i].measuring && jobs[i].clock_fd < 0)
+			perf = false;
+	r->cpu_from_perf = perf;
 	for (i = 0; i < n; i++) {
 		if (!jobs[i].rhist)	/* setup failed before allocating */
 			continue;
-		add_job(r, &jobs[i], rh, wh);
+		add_job(r, &jobs[i], rh, wh, perf);
 		if (jobs[i].measuring && jobs[i].t_start < t_start)
 			t_start = jobs[i].t_start;
 		if (jobs[i].t_end > t_end)
@@ -729,6 +776,7 @@ static void plan_jobs(struct job *jobs, const struct wl_spec *s,
 		wl_job_slice(region_blocks, s->jobs, i, &jobs[i].first_block,
 			     &jobs[i].nblocks);
 		jobs[i].limited = limited;
+		jobs[i].clock_fd = -1;
 		wl_job_slice(total, s->jobs, i, &first, &jobs[i].ios_to_do);
 	}
 }
