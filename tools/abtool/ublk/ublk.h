@@ -182,6 +182,8 @@ void *ublk_queue_thread(void *arg);
 struct io_uring_sqe *ublk_get_sqe(struct ublk_queue *q);
 void ublk_commit(struct ublk_queue *q, unsigned int tag, int res);
 void ublk_submit_legs(struct ublk_queue *q, unsigned int tag, void *buf);
+bool ublk_leg_short(struct ublk_queue *q, unsigned int tag, unsigned int kind,
+		    unsigned int leg, int *res);
 void ublk_submit_flush(struct ublk_queue *q, unsigned int tag);
 void ublk_submit_user_copy(struct ublk_queue *q, unsigned int tag,
 			   bool to_dev);

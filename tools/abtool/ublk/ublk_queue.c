@@ -63,26 +63,61 @@ void ublk_commit(struct ublk_queue *q, unsigned int tag, int res)
 	ublk_queue_io_cmd(q, tag, UBLK_U_IO_COMMIT_AND_FETCH_REQ, res);
 }
 
-void ublk_submit_legs(struct ublk_queue *q, unsigned int tag, void *buf)
+static void ublk_prep_leg(struct ublk_queue *q, unsigned int tag, int i,
+			  void *buf)
 {
 	const struct ublksrv_io_desc *iod = ublk_iod(q, tag);
 	bool write = ublksrv_get_op(iod) == UBLK_IO_OP_WRITE;
+	const struct ublk_leg *leg = &q->ios[tag].legs[i];
+	struct io_uring_sqe *sqe = ublk_get_sqe(q);
+	int fd = q->dev->tgt.fds[leg->backing];
+	char *p = (char *)buf + leg->buf_off;
+
+	if (write)
+		io_uring_prep_write(sqe, fd, p, leg->len, leg->off);
+	else
+		io_uring_prep_read(sqe, fd, p, leg->len, leg->off);
+	sqe->user_data = ublk_ud(tag, UD_LEG, i);
+}
+
+void ublk_submit_legs(struct ublk_queue *q, unsigned int tag, void *buf)
+{
 	struct ublk_io *io = &q->ios[tag];
 	int i;
 
 	for (i = 0; i < io->nr_legs; i++) {
-		const struct ublk_leg *leg = &io->legs[i];
-		struct io_uring_sqe *sqe = ublk_get_sqe(q);
-		int fd = q->dev->tgt.fds[leg->backing];
-		char *p = (char *)buf + leg->buf_off;
-
-		if (write)
-			io_uring_prep_write(sqe, fd, p, leg->len, leg->off);
-		else
-			io_uring_prep_read(sqe, fd, p, leg->len, leg->off);
-		sqe->user_data = ublk_ud(tag, UD_LEG, i);
+		ublk_prep_leg(q, tag, i, buf);
 		io->pending++;
 	}
+}
+
+/*
+ * A leg on the daemon buffer that moved fewer bytes than asked goes again
+ * for the rest (a char device such as /dev/zero stops early when task
+ * work is pending; io_uring retries short reads of regular files only):
+ * committing it whole would hand the reader the buffer's old bytes.
+ * Returns true if it went again; a leg that moved nothing becomes -EIO.
+ */
+bool ublk_leg_short(struct ublk_queue *q, unsigned int tag, unsigned int kind,
+		    unsigned int leg, int *res)
+{
+	struct ublk_io *io = &q->ios[tag];
+	struct ublk_leg *l;
+
+	if (kind != UD_LEG || *res < 0 || leg >= (unsigned int)io->nr_legs)
+		return false;
+	l = &io->legs[leg];
+	if ((unsigned int)*res >= l->len)
+		return false;
+	if (*res == 0) {
+		*res = -EIO;
+		return false;
+	}
+	l->off += *res;
+	l->buf_off += *res;
+	l->len -= *res;
+	ublk_prep_leg(q, tag, leg, io->buf);
+	return true;
 }
 
 void ublk_submit_flush(struct ublk_queue *q, unsigned int tag)

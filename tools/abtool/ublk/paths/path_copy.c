@@ -25,7 +25,8 @@ static void copy_start(struct ublk_queue *q, unsigned int tag)
 static void copy_cqe(struct ublk_queue *q, unsigned int tag,
 		     unsigned int kind, unsigned int leg, int res)
 {
-	(void)kind, (void)leg;
+	if (ublk_leg_short(q, tag, kind, leg, &res))
+		return;
 	if (ublk_leg_done(q, tag, res))
 		ublk_commit(q, tag, path_result(q, tag));
 }

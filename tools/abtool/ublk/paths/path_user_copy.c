@@ -43,7 +43,8 @@ static void user_copy_cqe(struct ublk_queue *q, unsigned int tag,
 {
 	struct ublk_io *io = &q->ios[tag];
 
-	(void)kind, (void)leg;
+	if (ublk_leg_short(q, tag, kind, leg, &res))
+		return;
 	if (!ublk_leg_done(q, tag, res))
 		return;
 	if (io->res < 0 || io->stage == PATH_STAGE_FLUSH ||
