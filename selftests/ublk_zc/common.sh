@@ -166,6 +166,7 @@ wait_exit() {
 # nowhere); its output is in $WORK/load.out.
 load_must_fail() {
 	if ! wait_exit "$2" 60; then
+		hang_report
 		kill -KILL "$2"
 		wait "$2" 2>/dev/null
 		fail "$1: I/O still stuck 60 s after the fault"
@@ -219,6 +220,29 @@ d_state_tasks() {
 	done
 }
 
+# hang_report: what a hang needs to be understood, on stderr: each ublk
+# disk's queue state and requests still held (blk-mq debugfs) and the
+# ublk server's io_uring state (fdinfo of its rings, if it still lives);
+# the blocked tasks' stacks go to the console (sysrq w).
+hang_report() {
+	local f out
+	# debugfs files have no size: read each, print what is not empty
+	for f in /sys/kernel/debug/block/ublkb*/{state,requeue_list} \
+		 /sys/kernel/debug/block/ublkb*/hctx*/{state,busy,dispatch} \
+		 /sys/kernel/debug/block/ublkb*/sched/*dispatch*; do
+		out=$(cat "$f" 2>/dev/null) && [ -n "$out" ] || continue
+		echo "# $f:" >&2
+		sed 's/^/#   /' <<< "$out" >&2
+	done
+	for f in /proc/[0-9]*/fdinfo/*; do
+		grep -q '^SqMask' "$f" 2>/dev/null || continue
+		echo "# io_uring $f ($(cat "${f%%/fdinfo/*}/comm" 2>/dev/null)):" >&2
+		grep -E '^(SqHead|SqTail|CachedSqHead|CqHead|CqTail|CachedCqTail|UserBufs|CqOverflowList|PollList)' "$f" |
+			sed 's/^/#   /' >&2
+	done
+	echo w > /proc/sysrq-trigger 2>/dev/null
+}
+
 # no_stuck_tasks WHAT: fail if some task stays in D state for 10 s.  A
 # short D sleep (a kworker writing back) is normal and shows up under
 # TCG; one that lasts is a leaked request or reference.  On failure the
@@ -230,7 +254,7 @@ no_stuck_tasks() {
 		[ -z "$d" ] && return 0
 		nap 0.5
 	done
-	echo w > /proc/sysrq-trigger 2>/dev/null
+	hang_report
 	fail "$1: tasks stuck in D state for 10 s (stacks: sysrq w in the console): ${d//$'\n'/; }"
 }
 
