@@ -344,10 +344,7 @@ TEST(lend_only_for_daemon)
 	pid_t pid;
 	void *buf;
 
-	ASSERT_EQ(0, uzc_dev_create(&d, ZC_FLAGS, DEPTH, MAX_IO, DEV_SIZE,
-				    false));
-	ASSERT_EQ(0, io_uring_queue_init(8, &ring, 0));
-	ASSERT_EQ(0, io_uring_register_buffers_sparse(&ring, SLOTS));
+	ASSERT_EQ(0, uzc_serving_setup(&d, DEPTH, &ring, 8, 0, SLOTS));
 	buf = start_write(&d, &io, 4096, 52);
 	ASSERT_NE(NULL, buf);
 	t.ring = &ring;
@@ -378,8 +375,7 @@ TEST(lend_only_for_daemon)
 	EXPECT_EQ(0, uzc_buf_remove(&ring, 0, 0));
 	ASSERT_EQ(0, uzc_commit(&d, t.tag, 4096));
 	EXPECT_EQ(4096, uzc_io_wait(&io));
-	io_uring_queue_exit(&ring);
-	EXPECT_EQ(0, uzc_dev_destroy(&d));
+	EXPECT_EQ(0, uzc_serving_teardown(&d, &ring));
 	free(buf);
 }
 
@@ -413,11 +409,8 @@ FIXTURE(parked) {
 FIXTURE_SETUP(parked)
 {
 	memset(self, 0, sizeof(*self));
-	self->d.dev_id = -1;
-	ASSERT_EQ(0, uzc_dev_create(&self->d, ZC_FLAGS, DEPTH, MAX_IO,
-				    DEV_SIZE, false));
-	ASSERT_EQ(0, io_uring_queue_init(8, &self->ring, 0));
-	ASSERT_EQ(0, io_uring_register_buffers_sparse(&self->ring, SLOTS));
+	ASSERT_EQ(0, uzc_serving_setup(&self->d, DEPTH, &self->ring, 8, 0,
+				       SLOTS));
 	park_fixed_pipe_read(_metadata, &self->ring, self->pfd, self->dst);
 	self->buf = start_write(&self->d, &self->io, 4096, 53);
 	ASSERT_NE(NULL, self->buf);
@@ -434,10 +427,9 @@ FIXTURE_TEARDOWN(parked)
 	/* unpark the read, then everything goes */
 	if (write(self->pfd[1], "x", 1) != 1)
 		TH_LOG("cannot unpark the fixed-file read");
-	io_uring_queue_exit(&self->ring);
+	EXPECT_EQ(0, uzc_serving_teardown(&self->d, &self->ring));
 	close(self->pfd[0]);
 	close(self->pfd[1]);
-	EXPECT_EQ(0, uzc_dev_destroy(&self->d));
 	free(self->buf);
 }
 
@@ -564,34 +556,15 @@ FIXTURE_VARIANT_ADD(relend, defer_taskrun) {
 	.peek = false,
 };
 
-/* a device served by this thread and a lending ring of @ring_flags */
-static void serving_setup(struct __test_metadata *_metadata,
-			 struct uzc_dev *d, struct io_uring *ring,
-			 unsigned int ring_flags)
-{
-	memset(d, 0, sizeof(*d));
-	d->dev_id = -1;
-	ASSERT_EQ(0, uzc_dev_create(d, ZC_FLAGS, DEPTH, MAX_IO, DEV_SIZE,
-				    false));
-	ASSERT_EQ(0, io_uring_queue_init(16, ring, ring_flags));
-	ASSERT_EQ(0, io_uring_register_buffers_sparse(ring, SLOTS));
-}
-
-static void serving_teardown(struct __test_metadata *_metadata,
-			    struct uzc_dev *d, struct io_uring *ring)
-{
-	io_uring_queue_exit(ring);
-	EXPECT_EQ(0, uzc_dev_destroy(d));
-}
-
 FIXTURE_SETUP(relend)
 {
-	serving_setup(_metadata, &self->d, &self->ring, variant->ring_flags);
+	ASSERT_EQ(0, uzc_serving_setup(&self->d, DEPTH, &self->ring, 16,
+				       variant->ring_flags, SLOTS));
 }
 
 FIXTURE_TEARDOWN(relend)
 {
-	serving_teardown(_metadata, &self->d, &self->ring);
+	EXPECT_EQ(0, uzc_serving_teardown(&self->d, &self->ring));
 }
 
 /* reap @nr CQEs into @res, busy-peeking if @peek; 0 or -ETIMEDOUT */
@@ -698,12 +671,13 @@ FIXTURE(lender) {
 
 FIXTURE_SETUP(lender)
 {
-	serving_setup(_metadata, &self->d, &self->ring, 0);
+	ASSERT_EQ(0, uzc_serving_setup(&self->d, DEPTH, &self->ring, 16, 0,
+				       SLOTS));
 }
 
 FIXTURE_TEARDOWN(lender)
 {
-	serving_teardown(_metadata, &self->d, &self->ring);
+	EXPECT_EQ(0, uzc_serving_teardown(&self->d, &self->ring));
 }
 
 TEST_F_TIMEOUT(lender, lend_races_commit, 120)
@@ -753,12 +727,13 @@ FIXTURE(sqpoll) {
 
 FIXTURE_SETUP(sqpoll)
 {
-	serving_setup(_metadata, &self->d, &self->ring, IORING_SETUP_SQPOLL);
+	ASSERT_EQ(0, uzc_serving_setup(&self->d, DEPTH, &self->ring, 16,
+				       IORING_SETUP_SQPOLL, SLOTS));
 }
 
 FIXTURE_TEARDOWN(sqpoll)
 {
-	serving_teardown(_metadata, &self->d, &self->ring);
+	EXPECT_EQ(0, uzc_serving_teardown(&self->d, &self->ring));
 }
 
 TEST_F(sqpoll, ring_is_not_the_daemon)

@@ -462,6 +462,40 @@ int uzc_dev_del(struct uzc_dev *d)
 	return ret;
 }
 
+int uzc_serving_setup(struct uzc_dev *d, unsigned int depth,
+		      struct io_uring *ring, unsigned int entries,
+		      unsigned int ring_flags, unsigned int slots)
+{
+	int ret;
+
+	ret = uzc_dev_create(d, UZC_ZC_FLAGS, depth, UZC_ZC_MAX_IO,
+			     UZC_ZC_DEV_SIZE, false);
+	if (ret) {
+		/* a failed SET_PARAMS deletes the device, keeps its id */
+		d->dev_id = -1;
+		return ret;
+	}
+	ret = io_uring_queue_init(entries, ring, ring_flags);
+	if (ret) {
+		uzc_dev_destroy(d);
+		return ret;
+	}
+	ret = io_uring_register_buffers_sparse(ring, slots);
+	if (ret) {
+		io_uring_queue_exit(ring);
+		uzc_dev_destroy(d);
+	}
+	return ret;
+}
+
+int uzc_serving_teardown(struct uzc_dev *d, struct io_uring *ring)
+{
+	if (d->dev_id < 0)
+		return 0;
+	io_uring_queue_exit(ring);
+	return uzc_dev_destroy(d);
+}
+
 static void *io_thread(void *arg)
 {
 	struct uzc_io *io = arg;

@@ -24,6 +24,14 @@
 
 #define UZC_MAX_DEPTH		64
 
+/*
+ * The device of the zero-copy cases: user copy beside zero copy (the
+ * fallback the series keep), requests up to 512 KiB, 64 MiB.
+ */
+#define UZC_ZC_FLAGS		(UBLK_F_USER_COPY | UBLK_F_SUPPORT_ZERO_COPY)
+#define UZC_ZC_MAX_IO		(512 << 10)
+#define UZC_ZC_DEV_SIZE		(64ULL << 20)
+
 /* user_data of the queue ring's ublk commands */
 #define UZC_UD_IO		(1ULL << 63)
 
@@ -114,6 +122,18 @@ int uzc_dev_del(struct uzc_dev *d);
  */
 bool uzc_deleted_within(struct uzc_dev *d, int ms);
 void uzc_queue_close(struct uzc_dev *d);
+
+/*
+ * A lending server in one task: @d, a zero-copy device (UZC_ZC_*, one
+ * queue of @depth) served by the calling thread, and @ring (@entries,
+ * @ring_flags) with a sparse buffer table of @slots to lend requests
+ * into.  0 or -errno; on failure nothing is left and d->dev_id is -1.
+ */
+int uzc_serving_setup(struct uzc_dev *d, unsigned int depth,
+		      struct io_uring *ring, unsigned int entries,
+		      unsigned int ring_flags, unsigned int slots);
+/* its teardown: the ring first (its loans go back), then the device */
+int uzc_serving_teardown(struct uzc_dev *d, struct io_uring *ring);
 
 /*
  * Wait up to @timeout_ms for the next request handed to the server.
