@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -462,6 +463,34 @@ int uzc_dev_del(struct uzc_dev *d)
 	return ret;
 }
 
+int uzc_dev_recover(struct uzc_dev *d)
+{
+	struct ublksrv_ctrl_dev_info info;
+	int ret, i;
+
+	/* the queue is aborted in the daemon's exit work: a little later */
+	for (i = 0; i < 100; i++) {
+		ret = uzc_ctrl_cmd(d, UBLK_U_CMD_GET_DEV_INFO, 0, &info,
+				   sizeof(info));
+		if (ret)
+			return ret;
+		if (info.state == UBLK_S_DEV_QUIESCED)
+			break;
+		usleep(50000);
+	}
+	if (info.state != UBLK_S_DEV_QUIESCED)
+		return -ETIMEDOUT;
+	ret = uzc_ctrl_cmd(d, UBLK_U_CMD_START_USER_RECOVERY, 0, NULL, 0);
+	if (!ret)
+		ret = uzc_queue_open(d);
+	if (!ret)
+		ret = uzc_ctrl_cmd(d, UBLK_U_CMD_END_USER_RECOVERY, getpid(),
+				   NULL, 0);
+	if (!ret)
+		d->started = true;
+	return ret;
+}
+
 int uzc_serving_setup(struct uzc_dev *d, unsigned int depth,
 		      struct io_uring *ring, unsigned int entries,
 		      unsigned int ring_flags, unsigned int slots)
@@ -675,4 +704,159 @@ bool uzc_deleted_within(struct uzc_dev *d, int ms)
 	}
 	d->dev_id = -1;		/* leave it to the stuck child */
 	return false;
+}
+
+void *uzc_write_start(struct uzc_dev *d, struct uzc_io *io, size_t len,
+		      unsigned int seed)
+{
+	struct iovec iov;
+	void *buf;
+
+	if (posix_memalign(&buf, 4096, len))
+		return NULL;
+	uzc_fill(buf, len, seed);
+	iov.iov_base = buf;
+	iov.iov_len = len;
+	if (uzc_io_start(d, io, UZC_WRITE, &iov, 1, UZC_TEST_SECTOR * 512)) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+void uzc_srv_init(struct uzc_srv *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->d.dev_id = -1;
+	s->d.cdev_fd = -1;
+	s->ready[0] = s->ready[1] = s->pipe[0] = s->pipe[1] = -1;
+}
+
+/* the daemon: serve until the test's WRITE, then hand it to @fn */
+static char srv_daemon(struct uzc_srv *s, uzc_srv_fn fn)
+{
+	struct uzc_dev *d = &s->d;
+	int tag;
+
+	if (uzc_queue_open(d))
+		return '1';
+	for (;;) {
+		tag = uzc_next_req(d, 60000);
+		if (tag < 0)
+			return '2';
+		if (ublksrv_get_op(uzc_iod(d, tag)) == UBLK_IO_OP_WRITE &&
+		    uzc_iod(d, tag)->start_sector == UZC_TEST_SECTOR)
+			break;
+		uzc_serve_default(d, tag);
+	}
+	return fn(s, tag, uzc_iod(d, tag)->nr_sectors << 9);
+}
+
+int uzc_srv_start(struct uzc_srv *s, __u64 flags, unsigned int depth,
+		  uzc_srv_fn fn, unsigned int mode, size_t len)
+{
+	char st = 0, fill[4096];
+	struct pollfd pf;
+
+	uzc_srv_init(s);
+	s->mode = mode;
+	if (pipe(s->ready) || pipe2(s->pipe, O_NONBLOCK))
+		return -errno;
+	/* one page, full: a write of request pages to it parks */
+	if (fcntl(s->pipe[1], F_SETPIPE_SZ, 4096) != 4096)
+		return -errno;
+	memset(fill, 'f', sizeof(fill));
+	if (write(s->pipe[1], fill, sizeof(fill)) != sizeof(fill))
+		return -errno;
+	if (uzc_dev_add(&s->d, flags, depth, UZC_ZC_MAX_IO, UZC_ZC_DEV_SIZE,
+			false))
+		return -ENODEV;
+
+	s->pid = fork();
+	if (s->pid < 0)
+		return -errno;
+	if (s->pid == 0) {
+		close(s->ready[0]);
+		s->d.ctrl_ready = false;	/* the parent's */
+		st = srv_daemon(s, fn);
+		if (write(s->ready[1], &s->holder, sizeof(s->holder)) !=
+		    sizeof(s->holder) ||
+		    write(s->ready[1], &s->out, sizeof(s->out)) !=
+		    sizeof(s->out) || write(s->ready[1], &st, 1) != 1)
+			_exit(4);
+		/* the case kills the daemon when it wants it gone */
+		for (;;)
+			pause();
+	}
+	close(s->ready[1]);
+	s->ready[1] = -1;
+	if (uzc_ctrl_cmd(&s->d, UBLK_U_CMD_START_DEV, s->pid, NULL, 0))
+		return -EIO;
+	s->buf = uzc_write_start(&s->d, &s->io, len, 51);
+	if (!s->buf)
+		return -EIO;
+	pf.fd = s->ready[0];
+	pf.events = POLLIN;
+	if (poll(&pf, 1, 30000) != 1)
+		return -ETIMEDOUT;
+	if (read(s->ready[0], &s->holder, sizeof(s->holder)) !=
+	    sizeof(s->holder) ||
+	    read(s->ready[0], &s->out, sizeof(s->out)) != sizeof(s->out))
+		return -EPROTO;
+	if (read(s->ready[0], &st, 1) != 1 || st != 'r')
+		return -EPROTO;
+	return 0;
+}
+
+int uzc_srv_fork_holder(struct uzc_srv *s)
+{
+	struct uzc_dev *d = &s->d;
+
+	s->holder = fork();
+	if (s->holder < 0)
+		return -errno;
+	if (s->holder == 0) {
+		munmap(d->iods, d->iods_len);
+		close(d->cdev_fd);
+		if (d->q_ready)
+			io_uring_queue_exit(&d->q);
+		for (;;)
+			pause();
+	}
+	return 0;
+}
+
+void uzc_srv_kill(struct uzc_srv *s)
+{
+	int status;
+
+	kill(s->pid, SIGKILL);
+	waitpid(s->pid, &status, 0);
+	s->pid = 0;
+}
+
+bool uzc_srv_close(struct uzc_srv *s)
+{
+	bool ok = true;
+
+	/* the holder was reparented when its parent died: no wait */
+	if (s->holder > 0)
+		kill(s->holder, SIGKILL);
+	/* a case that stopped early leaves no device behind */
+	if (s->d.dev_id >= 0 && s->d.ctrl_ready) {
+		if (s->pid > 0)
+			uzc_srv_kill(s);
+		uzc_queue_close(&s->d);
+		ok = uzc_deleted_within(&s->d, UZC_DEADLINE_MS);
+	}
+	if (s->ready[0] >= 0)
+		close(s->ready[0]);
+	if (s->pipe[0] >= 0)
+		close(s->pipe[0]);
+	if (s->pipe[1] >= 0)
+		close(s->pipe[1]);
+	s->ready[0] = s->pipe[0] = s->pipe[1] = -1;
+	free(s->buf);
+	s->buf = NULL;
+	return ok;
 }

@@ -124,6 +124,13 @@ bool uzc_deleted_within(struct uzc_dev *d, int ms);
 void uzc_queue_close(struct uzc_dev *d);
 
 /*
+ * Take the place of @d's dead daemon (UBLK_F_USER_RECOVERY): wait until
+ * the device is quiesced, START_USER_RECOVERY, open the queue in this
+ * task, END_USER_RECOVERY.  0, -ETIMEDOUT (never quiesced) or -errno.
+ */
+int uzc_dev_recover(struct uzc_dev *d);
+
+/*
  * A lending server in one task: @d, a zero-copy device (UZC_ZC_*, one
  * queue of @depth) served by the calling thread, and @ring (@entries,
  * @ring_flags) with a sparse buffer table of @slots to lend requests
@@ -183,5 +190,65 @@ size_t uzc_cmp(const void *a, const void *b, size_t len);
 
 /* bring the loopback interface up (a fresh guest has it down); -errno */
 int uzc_loopback_up(void);
+
+/*
+ * A server in a child, for the lifetime cases: the daemon is killed (or
+ * closes its queue) with the test's WRITE in some state, and the case
+ * then watches the block I/O and the device delete with deadlines, so
+ * that a kernel with the bug fails the case instead of hanging the run.
+ */
+#define UZC_DEADLINE_MS		10000
+/* the sector the child servers wait for (the partition scan reads 0) */
+#define UZC_TEST_SECTOR		2048
+
+/* start a block WRITE of @len pattern bytes (@seed) at UZC_TEST_SECTOR */
+void *uzc_write_start(struct uzc_dev *d, struct uzc_io *io, size_t len,
+		      unsigned int seed);
+
+struct uzc_srv;
+/*
+ * What the child does with the test's WRITE, request @tag of @len bytes,
+ * once it holds it (lend it, park a fused command on it, ...): 'r' when
+ * it is where the case wants it, any other character fails the start.
+ */
+typedef char (*uzc_srv_fn)(struct uzc_srv *s, int tag, __u32 len);
+
+struct uzc_srv {
+	struct uzc_dev d;	/* the parent's has the control only */
+	struct uzc_io io;	/* the test's WRITE */
+	void *buf;		/* its data */
+	pid_t pid;		/* the daemon */
+	pid_t holder;		/* uzc_srv_fork_holder(): a ring's other owner */
+	int out;		/* a result the callback reports to the parent */
+	unsigned int mode;	/* the case's choice, for the callback */
+	int ready[2];		/* the daemon's report */
+	int pipe[2];		/* full, nonblocking: a write to it parks */
+};
+
+/* nothing started: uzc_srv_close() has nothing to undo */
+void uzc_srv_init(struct uzc_srv *s);
+/*
+ * Add a device of @flags (UZC_ZC_MAX_IO, UZC_ZC_DEV_SIZE, one queue of
+ * @depth), start it served by a child that serves every request until
+ * the test's WRITE of @len bytes (which this starts) and hands it to
+ * @fn, and wait until @fn returned.  @mode goes to s->mode.  0 or -errno.
+ */
+int uzc_srv_start(struct uzc_srv *s, __u64 flags, unsigned int depth,
+		  uzc_srv_fn fn, unsigned int mode, size_t len);
+/*
+ * In the daemon: fork a child that keeps the daemon's rings open, but
+ * nothing of the device (its queue ring, mapped, and its char device
+ * would keep the daemon's FETCHes alive), so that a ring outlives the
+ * daemon.  0 or -errno.
+ */
+int uzc_srv_fork_holder(struct uzc_srv *s);
+/* SIGKILL the daemon and reap it */
+void uzc_srv_kill(struct uzc_srv *s);
+/*
+ * Undo what is left: the holder, the daemon and the device of a case
+ * that stopped early (false if the device could not be deleted within
+ * UZC_DEADLINE_MS), the pipes, the buffer.
+ */
+bool uzc_srv_close(struct uzc_srv *s);
 
 #endif
