@@ -47,30 +47,6 @@
 #define TMO_MS		5000
 #define ZC_FLAGS	(UBLK_F_USER_COPY | UBLK_F_SUPPORT_ZERO_COPY)
 
-static const char *fused_unsupported(void)
-{
-	const char *why = uzc_prereq();
-	struct io_uring_probe *p;
-	__u64 features;
-	bool ok;
-
-	if (why)
-		return why;
-	p = io_uring_get_probe();
-	if (!p)
-		return "io_uring probe failed";
-	ok = io_uring_opcode_supported(p, IORING_OP_FUSED_CMD) &&
-	     !io_uring_opcode_supported(p, IORING_OP_FUSED_CMD + 1);
-	io_uring_free_probe(p);
-	if (!ok)
-		return "io_uring lacks IORING_OP_FUSED_CMD (58 only)";
-	if (uzc_get_features(&features))
-		return "UBLK_U_CMD_GET_FEATURES failed";
-	if (!(features & UBLK_F_SUPPORT_ZERO_COPY))
-		return "ublk does not advertise UBLK_F_SUPPORT_ZERO_COPY";
-	return NULL;
-}
-
 /* one 128-byte fused SQE: primary to (@q_id, @tag), secondary @op on @fd */
 static void prep_fused(struct io_uring_sqe *sqe, int cdev_fd, __u16 q_id,
 		       __u16 tag, __u8 op, int fd, __u64 buf_off, __u32 len,
@@ -128,7 +104,7 @@ FIXTURE(fused) {
 
 FIXTURE_SETUP(fused)
 {
-	const char *why = fused_unsupported();
+	const char *why = uzc_fused_unsupported();
 	int ret;
 
 	if (why)
@@ -318,7 +294,7 @@ TEST(no_zero_copy_device)
 	struct uzc_io io;
 	void *buf;
 	int tag, fd;
-	const char *why = fused_unsupported();
+	const char *why = uzc_fused_unsupported();
 
 	if (why)
 		SKIP(return, "%s", why);
@@ -910,7 +886,7 @@ TEST_F(fused, commit_waits_for_fused)
  */
 TEST(daemon_killed_mid_io)
 {
-	const char *why = fused_unsupported();
+	const char *why = uzc_fused_unsupported();
 	int pfd[2], sv[2], status, tag;
 	struct uzc_dev d;
 	struct uzc_io io;
@@ -1663,7 +1639,7 @@ TEST_F(fused, iopoll_ring_refused)
 /* FLUSH requests carry no data: fused commands on them fail with -EACCES */
 TEST(flush_refused)
 {
-	const char *why = fused_unsupported();
+	const char *why = uzc_fused_unsupported();
 	int fd, tag, op;
 	struct io_uring ring;
 	struct uzc_dev d;
@@ -1771,7 +1747,7 @@ FIXTURE(srv) {
 
 FIXTURE_SETUP(srv)
 {
-	const char *why = fused_unsupported();
+	const char *why = uzc_fused_unsupported();
 
 	uzc_srv_init(&self->s);
 	if (why)
@@ -1873,13 +1849,6 @@ TEST_F_TIMEOUT(srv, reissue_fused_puts_last_ref, 90)
 
 int main(int argc, char **argv)
 {
-	const char *why = fused_unsupported();
-
-	/* absent on a kernel that must have it: a failure, not a skip */
-	if (why && uzc_must_have(uzc_prereq() ? NULL : "fused"))
-		ksft_exit_fail_msg("%s, but UBLK_ZC_VARIANT=%s must have it\n",
-				   why, uzc_variant());
-	if (why)
-		ksft_exit_skip("%s\n", why);
+	uzc_require(uzc_fused_unsupported(), "fused");
 	return test_harness_run(argc, argv);
 }

@@ -23,6 +23,8 @@
 #include <sys/wait.h>
 
 #include "ublk_zc_lib.h"
+#include "uapi/fused.h"
+#include "kselftest.h"
 
 #define CTRL_DEV	"/dev/ublk-control"
 
@@ -158,20 +160,55 @@ bool uzc_must_have(const char *path)
 	return true;
 }
 
-const char *uzc_unsupported(void)
+void uzc_require(const char *why, const char *path)
 {
-	const char *why = uzc_prereq();
+	/* absent on a kernel that must have it: a failure, not a skip */
+	if (why && uzc_must_have(uzc_prereq() ? NULL : path))
+		ksft_exit_fail_msg("%s, but UBLK_ZC_VARIANT=%s must have it\n",
+				   why, uzc_variant());
+	if (why)
+		ksft_exit_skip("%s\n", why);
+}
+
+const char *uzc_zc_missing(void)
+{
 	__u64 features;
 
-	if (why)
-		return why;
-	if (!uzc_have_ops())
-		return "io_uring lacks IORING_OP_SPLICE_FROM/BUF_REMOVE (58/59)";
 	if (uzc_get_features(&features))
 		return "UBLK_U_CMD_GET_FEATURES failed";
 	if (!(features & UBLK_F_SUPPORT_ZERO_COPY))
 		return "ublk does not advertise UBLK_F_SUPPORT_ZERO_COPY";
 	return NULL;
+}
+
+const char *uzc_unsupported(void)
+{
+	const char *why = uzc_prereq();
+
+	if (why)
+		return why;
+	if (!uzc_have_ops())
+		return "io_uring lacks IORING_OP_SPLICE_FROM/BUF_REMOVE (58/59)";
+	return uzc_zc_missing();
+}
+
+const char *uzc_fused_unsupported(void)
+{
+	const char *why = uzc_prereq();
+	struct io_uring_probe *p;
+	bool ok;
+
+	if (why)
+		return why;
+	p = io_uring_get_probe();
+	if (!p)
+		return "io_uring probe failed";
+	ok = io_uring_opcode_supported(p, IORING_OP_FUSED_CMD) &&
+	     !io_uring_opcode_supported(p, IORING_OP_FUSED_CMD + 1);
+	io_uring_free_probe(p);
+	if (!ok)
+		return "io_uring lacks IORING_OP_FUSED_CMD (58 only)";
+	return uzc_zc_missing();
 }
 
 int uzc_dev_add(struct uzc_dev *d, __u64 flags, unsigned int depth,

@@ -75,10 +75,17 @@ struct uzc_io {
 /* true if io_uring knows both ops; *features = UBLK_U_CMD_GET_FEATURES */
 bool uzc_have_ops(void);
 int uzc_get_features(__u64 *features);
-/* 0 if ops and UBLK_F_SUPPORT_ZERO_COPY are there, else a reason string */
-const char *uzc_unsupported(void);
 /* what every test needs (root, /dev/ublk-control): NULL, or why not */
 const char *uzc_prereq(void);
+/* NULL if ublk advertises UBLK_F_SUPPORT_ZERO_COPY, else why not */
+const char *uzc_zc_missing(void);
+/* NULL if the splice-rsrc series is there (ops 58/59 and zero copy) */
+const char *uzc_unsupported(void);
+/*
+ * NULL if the fused series is there: op 58 without op 59 (the
+ * splice-rsrc series uses both numbers for its own ops), and zero copy
+ */
+const char *uzc_fused_unsupported(void);
 
 /*
  * The kernel variant the suite runs on: env UBLK_ZC_VARIANT, set by the
@@ -92,6 +99,12 @@ const char *uzc_prereq(void);
  */
 const char *uzc_variant(void);
 bool uzc_must_have(const char *path);
+/*
+ * A program's gate: with @why (what is missing, or NULL) it cannot run,
+ * so it exits: failing when the variant must have data path @path (or,
+ * without root or ublk, what every path needs), else skipping.
+ */
+void uzc_require(const char *why, const char *path);
 
 /*
  * Add a device (one queue of @depth, @max_io bytes per request, @dev_size

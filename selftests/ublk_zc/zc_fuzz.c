@@ -372,7 +372,6 @@ static const char *detect(void)
 	const char *why = uzc_prereq();
 	struct io_uring_probe *p;
 	bool s58, s59;
-	__u64 features;
 
 	if (why)
 		return why;
@@ -386,11 +385,7 @@ static const char *detect(void)
 	if (!s58)
 		return "io_uring has neither IORING_OP_SPLICE_FROM/BUF_REMOVE (58/59, splice-rsrc) nor IORING_OP_FUSED_CMD (58, fused)";
 	series = s59 ? S_SPLICE : S_FUSED;
-	if (uzc_get_features(&features))
-		return "UBLK_U_CMD_GET_FEATURES failed";
-	if (!(features & UBLK_F_SUPPORT_ZERO_COPY))
-		return "ublk does not advertise UBLK_F_SUPPORT_ZERO_COPY";
-	return NULL;
+	return uzc_zc_missing();
 }
 
 static int tmp_file(char *path, size_t len, const char *name, int flags)
