@@ -17,7 +17,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,7 +26,6 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/ioctl.h>
-#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 
@@ -48,30 +46,6 @@
 #define DEV_SIZE	(64ULL << 20)
 #define TMO_MS		5000
 #define ZC_FLAGS	(UBLK_F_USER_COPY | UBLK_F_SUPPORT_ZERO_COPY)
-
-static const char *fused_unsupported(void)
-{
-	const char *why = uzc_prereq();
-	struct io_uring_probe *p;
-	__u64 features;
-	bool ok;
-
-	if (why)
-		return why;
-	p = io_uring_get_probe();
-	if (!p)
-		return "io_uring probe failed";
-	ok = io_uring_opcode_supported(p, IORING_OP_FUSED_CMD) &&
-	     !io_uring_opcode_supported(p, IORING_OP_FUSED_CMD + 1);
-	io_uring_free_probe(p);
-	if (!ok)
-		return "io_uring lacks IORING_OP_FUSED_CMD (58 only)";
-	if (uzc_get_features(&features))
-		return "UBLK_U_CMD_GET_FEATURES failed";
-	if (!(features & UBLK_F_SUPPORT_ZERO_COPY))
-		return "ublk does not advertise UBLK_F_SUPPORT_ZERO_COPY";
-	return NULL;
-}
 
 /* one 128-byte fused SQE: primary to (@q_id, @tag), secondary @op on @fd */
 static void prep_fused(struct io_uring_sqe *sqe, int cdev_fd, __u16 q_id,
@@ -130,7 +104,7 @@ FIXTURE(fused) {
 
 FIXTURE_SETUP(fused)
 {
-	const char *why = fused_unsupported();
+	const char *why = uzc_fused_unsupported();
 	int ret;
 
 	if (why)
@@ -320,7 +294,7 @@ TEST(no_zero_copy_device)
 	struct uzc_io io;
 	void *buf;
 	int tag, fd;
-	const char *why = fused_unsupported();
+	const char *why = uzc_fused_unsupported();
 
 	if (why)
 		SKIP(return, "%s", why);
@@ -912,7 +886,7 @@ TEST_F(fused, commit_waits_for_fused)
  */
 TEST(daemon_killed_mid_io)
 {
-	const char *why = fused_unsupported();
+	const char *why = uzc_fused_unsupported();
 	int pfd[2], sv[2], status, tag;
 	struct uzc_dev d;
 	struct uzc_io io;
@@ -1665,7 +1639,7 @@ TEST_F(fused, iopoll_ring_refused)
 /* FLUSH requests carry no data: fused commands on them fail with -EACCES */
 TEST(flush_refused)
 {
-	const char *why = fused_unsupported();
+	const char *why = uzc_fused_unsupported();
 	int fd, tag, op;
 	struct io_uring ring;
 	struct uzc_dev d;
@@ -1698,10 +1672,6 @@ TEST(flush_refused)
 
 /* --- lifetime: a server in a child, watched with deadlines ------------- */
 
-#define DEADLINE_MS	10000
-/* the sector the child servers wait for (the partition scan reads 0) */
-#define TEST_SECTOR	2048
-
 /* what the child server does with the test's WRITE */
 enum park_mode {
 	/* a fused WRITE of the request to a full pipe parks (always) */
@@ -1714,15 +1684,6 @@ enum park_mode {
 	 * holds the request
 	 */
 	PARK_CLOSE_QUEUE = 1 << 2,
-};
-
-struct server {
-	struct uzc_dev d;
-	pid_t pid;
-	pid_t holder;		/* PARK_FORK_HOLDER: the ring's other owner */
-	int probe;		/* PARK_CLOSE_QUEUE: a later fused command */
-	int ready[2];
-	int pipe[2];		/* full, nonblocking */
 };
 
 /*
@@ -1746,170 +1707,57 @@ static int probe_aborted(struct io_uring *ring, int cdev_fd, int tag,
 	return res;
 }
 
-/* the child: serve until the test's WRITE, then park a fused WRITE of it */
-static char serve_and_park(struct server *s, unsigned int mode)
+/*
+ * The daemon holds the test's WRITE: park a fused WRITE of it on the full
+ * pipe, then do what s->mode says; PARK_CLOSE_QUEUE's probe result goes
+ * to the parent in s->out.
+ */
+static char park_write(struct uzc_srv *s, int tag, __u32 len)
 {
 	struct uzc_dev *d = &s->d;
 	struct io_uring ring;
 	__u64 ud;
-	__u32 len;
-	int tag;
 
-	if (uzc_queue_open(d))
-		return '1';
 	if (io_uring_queue_init(8, &ring, IORING_SETUP_SQE128))
 		return '1';
-	for (;;) {
-		tag = uzc_next_req(d, 60000);
-		if (tag < 0)
-			return '2';
-		if (ublksrv_get_op(uzc_iod(d, tag)) == UBLK_IO_OP_WRITE &&
-		    uzc_iod(d, tag)->start_sector == TEST_SECTOR)
-			break;
-		uzc_serve_default(d, tag);
-	}
-	len = uzc_iod(d, tag)->nr_sectors << 9;
 	prep_fused(io_uring_get_sqe(&ring), d->cdev_fd, 0, tag,
 		   IORING_OP_WRITE, s->pipe[1], 0, len, 0, 1);
 	if (io_uring_submit(&ring) != 1 || !no_more_cqe(&ring, 50, &ud))
 		return '3';
 
-	if (mode & PARK_CLOSE_QUEUE) {
+	if (s->mode & PARK_CLOSE_QUEUE) {
 		io_uring_queue_exit(&d->q);
 		d->q_ready = false;
-		s->probe = probe_aborted(&ring, d->cdev_fd, tag, len);
+		s->out = probe_aborted(&ring, d->cdev_fd, tag, len);
 	}
-	if (mode & PARK_FORK_HOLDER) {
-		s->holder = fork();
-		if (s->holder < 0)
-			return '4';
-		if (s->holder == 0) {
-			/*
-			 * Keep the fused ring, nothing of the device: its
-			 * queue ring and char device would keep the daemon's
-			 * FETCHes alive.
-			 */
-			munmap(d->iods, d->iods_len);
-			close(d->cdev_fd);
-			if (d->q_ready)
-				io_uring_queue_exit(&d->q);
-			pause();
-			_exit(0);
-		}
-	}
+	if ((s->mode & PARK_FORK_HOLDER) && uzc_srv_fork_holder(s))
+		return '4';
 	return 'r';
 }
 
-/*
- * Add a device of @flags, start it served by a child that parks a fused
- * command on the test's WRITE of @len bytes (@mode), and wait until it
- * did.  The WRITE's buffer goes to *@buf.
- */
-static int server_start(struct server *s, __u64 flags, unsigned int mode,
-			struct uzc_io *io, void **buf, size_t len)
+/* a device of @flags served by a child that parks on the 8 KiB WRITE */
+static int server_start(struct uzc_srv *s, __u64 flags, unsigned int mode)
 {
-	char st = 0, fill[4096];
-	struct pollfd pf;
-	struct iovec iov;
-
-	memset(s, 0, sizeof(*s));
-	s->ready[0] = s->pipe[0] = s->pipe[1] = -1;
-	if (pipe(s->ready) || pipe2(s->pipe, O_NONBLOCK))
-		return -errno;
-	if (fcntl(s->pipe[1], F_SETPIPE_SZ, 4096) != 4096)
-		return -errno;
-	memset(fill, 'f', sizeof(fill));
-	if (write(s->pipe[1], fill, sizeof(fill)) != sizeof(fill))
-		return -errno;
-	if (uzc_dev_add(&s->d, flags, DEPTH, MAX_IO, DEV_SIZE, false))
-		return -ENODEV;
-
-	s->pid = fork();
-	if (s->pid < 0)
-		return -errno;
-	if (s->pid == 0) {
-		close(s->ready[0]);
-		s->d.ctrl_ready = false;	/* the parent's */
-		st = serve_and_park(s, mode);
-		if (write(s->ready[1], &s->holder, sizeof(s->holder)) !=
-		    sizeof(s->holder) ||
-		    write(s->ready[1], &s->probe, sizeof(s->probe)) !=
-		    sizeof(s->probe) || write(s->ready[1], &st, 1) != 1)
-			_exit(4);
-		for (;;)
-			pause();
-	}
-	close(s->ready[1]);
-	s->ready[1] = -1;
-	if (uzc_ctrl_cmd(&s->d, UBLK_U_CMD_START_DEV, s->pid, NULL, 0))
-		return -EIO;
-	if (posix_memalign(buf, 4096, len))
-		return -ENOMEM;
-	uzc_fill(*buf, len, 51);
-	iov.iov_base = *buf;
-	iov.iov_len = len;
-	if (uzc_io_start(&s->d, io, UZC_WRITE, &iov, 1, TEST_SECTOR * 512))
-		return -EIO;
-	pf.fd = s->ready[0];
-	pf.events = POLLIN;
-	if (poll(&pf, 1, 30000) != 1)
-		return -ETIMEDOUT;
-	if (read(s->ready[0], &s->holder, sizeof(s->holder)) !=
-	    sizeof(s->holder) ||
-	    read(s->ready[0], &s->probe, sizeof(s->probe)) !=
-	    sizeof(s->probe))
-		return -EPROTO;
-	if (read(s->ready[0], &st, 1) != 1 || st != 'r')
-		return -EPROTO;
-	return 0;
-}
-
-static void server_kill(struct server *s)
-{
-	int status;
-
-	kill(s->pid, SIGKILL);
-	waitpid(s->pid, &status, 0);
-	s->pid = 0;
+	return uzc_srv_start(s, flags, DEPTH, park_write, mode, 8192);
 }
 
 FIXTURE(srv) {
-	struct server s;
-	struct uzc_io io;
-	void *buf;
+	struct uzc_srv s;
 };
 
 FIXTURE_SETUP(srv)
 {
-	const char *why = fused_unsupported();
+	const char *why = uzc_fused_unsupported();
 
-	memset(self, 0, sizeof(*self));
-	self->s.d.dev_id = -1;
-	self->s.ready[0] = self->s.pipe[0] = self->s.pipe[1] = -1;
+	uzc_srv_init(&self->s);
 	if (why)
 		SKIP(return, "%s", why);
 }
 
 FIXTURE_TEARDOWN(srv)
 {
-	/* the holder was reparented when its parent died: no wait */
-	if (self->s.holder > 0)
-		kill(self->s.holder, SIGKILL);
-	/* a case that stopped early leaves no device behind */
-	if (self->s.d.dev_id >= 0 && self->s.d.ctrl_ready) {
-		if (self->s.pid > 0)
-			server_kill(&self->s);
-		uzc_queue_close(&self->s.d);
-		if (!uzc_deleted_within(&self->s.d, DEADLINE_MS))
-			TH_LOG("the device could not be deleted");
-	}
-	if (self->s.ready[0] >= 0)
-		close(self->s.ready[0]);
-	if (self->s.pipe[0] >= 0)
-		close(self->s.pipe[0]);
-	if (self->s.pipe[1] >= 0)
-		close(self->s.pipe[1]);
-	free(self->buf);
+	if (!uzc_srv_close(&self->s))
+		TH_LOG("the device could not be deleted");
 }
 
 /*
@@ -1920,17 +1768,16 @@ FIXTURE_TEARDOWN(srv)
  */
 TEST_F_TIMEOUT(srv, parked_secondary_dies_with_daemon, 90)
 {
-	struct server *s = &self->s;
+	struct uzc_srv *s = &self->s;
 
 	ASSERT_EQ(0, server_start(s, ZC_FLAGS,
-				  PARK_SECONDARY | PARK_FORK_HOLDER,
-				  &self->io, &self->buf, 8192));
-	EXPECT_FALSE(uzc_io_done(&self->io, 200));
-	server_kill(s);
-	EXPECT_TRUE(uzc_io_done(&self->io, DEADLINE_MS));
-	if (self->io.done)
-		EXPECT_EQ(-EIO, uzc_io_wait(&self->io));
-	EXPECT_TRUE(uzc_deleted_within(&s->d, DEADLINE_MS));
+				  PARK_SECONDARY | PARK_FORK_HOLDER));
+	EXPECT_FALSE(uzc_io_done(&s->io, 200));
+	uzc_srv_kill(s);
+	EXPECT_TRUE(uzc_io_done(&s->io, UZC_DEADLINE_MS));
+	if (s->io.done)
+		EXPECT_EQ(-EIO, uzc_io_wait(&s->io));
+	EXPECT_TRUE(uzc_deleted_within(&s->d, UZC_DEADLINE_MS));
 }
 
 /*
@@ -1938,36 +1785,22 @@ TEST_F_TIMEOUT(srv, parked_secondary_dies_with_daemon, 90)
  * next daemon, not failed.  @s's daemon is gone; take its place.
  */
 static void recover_and_serve(struct __test_metadata *_metadata,
-			      struct server *s, struct uzc_io *io)
+			      struct uzc_srv *s)
 {
-	struct ublksrv_ctrl_dev_info info;
 	const struct ublksrv_io_desc *iod;
-	int tag, i;
+	int tag;
 
-	for (i = 0; i < 100; i++) {
-		ASSERT_EQ(0, uzc_ctrl_cmd(&s->d, UBLK_U_CMD_GET_DEV_INFO, 0,
-					  &info, sizeof(info)));
-		if (info.state == UBLK_S_DEV_QUIESCED)
-			break;
-		usleep(50000);
-	}
-	ASSERT_EQ(UBLK_S_DEV_QUIESCED, info.state);
-	ASSERT_EQ(0, uzc_ctrl_cmd(&s->d, UBLK_U_CMD_START_USER_RECOVERY, 0,
-				  NULL, 0));
-	ASSERT_EQ(0, uzc_queue_open(&s->d));
-	ASSERT_EQ(0, uzc_ctrl_cmd(&s->d, UBLK_U_CMD_END_USER_RECOVERY,
-				  getpid(), NULL, 0));
-	s->d.started = true;
-	tag = uzc_next_req(&s->d, DEADLINE_MS);
+	ASSERT_EQ(0, uzc_dev_recover(&s->d));
+	tag = uzc_next_req(&s->d, UZC_DEADLINE_MS);
 	ASSERT_LE(0, tag);
 	iod = uzc_iod(&s->d, tag);
 	EXPECT_EQ(UBLK_IO_OP_WRITE, ublksrv_get_op(iod));
-	EXPECT_EQ(TEST_SECTOR, iod->start_sector);
+	EXPECT_EQ(UZC_TEST_SECTOR, iod->start_sector);
 	EXPECT_EQ(8192 >> 9, iod->nr_sectors);
 	ASSERT_EQ(0, uzc_commit(&s->d, tag, 8192));
-	EXPECT_TRUE(uzc_io_done(io, DEADLINE_MS));
-	if (io->done)
-		EXPECT_EQ(8192, uzc_io_wait(io));
+	EXPECT_TRUE(uzc_io_done(&s->io, UZC_DEADLINE_MS));
+	if (s->io.done)
+		EXPECT_EQ(8192, uzc_io_wait(&s->io));
 	EXPECT_EQ(0, uzc_dev_destroy(&s->d));
 }
 
@@ -1982,14 +1815,13 @@ static void recover_and_serve(struct __test_metadata *_metadata,
  */
 TEST_F_TIMEOUT(srv, reissue_with_fused_outstanding, 90)
 {
-	struct server *s = &self->s;
+	struct uzc_srv *s = &self->s;
 
-	ASSERT_EQ(0, server_start(s, RECOVERY_FLAGS, PARK_SECONDARY,
-				  &self->io, &self->buf, 8192));
-	server_kill(s);
+	ASSERT_EQ(0, server_start(s, RECOVERY_FLAGS, PARK_SECONDARY));
+	uzc_srv_kill(s);
 	/* requeued, not failed: the write waits for the next daemon */
-	EXPECT_FALSE(uzc_io_done(&self->io, 1000));
-	recover_and_serve(_metadata, s, &self->io);
+	EXPECT_FALSE(uzc_io_done(&s->io, 1000));
+	recover_and_serve(_metadata, s);
 }
 
 /*
@@ -2002,29 +1834,21 @@ TEST_F_TIMEOUT(srv, reissue_with_fused_outstanding, 90)
  */
 TEST_F_TIMEOUT(srv, reissue_fused_puts_last_ref, 90)
 {
-	struct server *s = &self->s;
+	struct uzc_srv *s = &self->s;
 
 	ASSERT_EQ(0, server_start(s, RECOVERY_FLAGS,
-				  PARK_SECONDARY | PARK_CLOSE_QUEUE,
-				  &self->io, &self->buf, 8192));
-	EXPECT_EQ(-ESRCH, s->probe);
+				  PARK_SECONDARY | PARK_CLOSE_QUEUE));
+	EXPECT_EQ(-ESRCH, s->out);
 	/* aborted, but held by the parked fused command */
-	EXPECT_FALSE(uzc_io_done(&self->io, 500));
-	server_kill(s);
+	EXPECT_FALSE(uzc_io_done(&s->io, 500));
+	uzc_srv_kill(s);
 	/* requeued, not failed: the write waits for the next daemon */
-	EXPECT_FALSE(uzc_io_done(&self->io, 1000));
-	recover_and_serve(_metadata, s, &self->io);
+	EXPECT_FALSE(uzc_io_done(&s->io, 1000));
+	recover_and_serve(_metadata, s);
 }
 
 int main(int argc, char **argv)
 {
-	const char *why = fused_unsupported();
-
-	/* absent on a kernel that must have it: a failure, not a skip */
-	if (why && uzc_must_have(uzc_prereq() ? NULL : "fused"))
-		ksft_exit_fail_msg("%s, but UBLK_ZC_VARIANT=%s must have it\n",
-				   why, uzc_variant());
-	if (why)
-		ksft_exit_skip("%s\n", why);
+	uzc_require(uzc_fused_unsupported(), "fused");
 	return test_harness_run(argc, argv);
 }

@@ -26,10 +26,7 @@
 #include "uzc_ring.h"
 #include "kselftest_harness.h"
 
-#define ZC_FLAGS	(UBLK_F_USER_COPY | UBLK_F_SUPPORT_ZERO_COPY)
 #define DEPTH		4
-#define MAX_IO		(512 << 10)
-#define DEV_SIZE	(64ULL << 20)
 #define SLOTS		4
 #define SECTOR		2048		/* where each case reads */
 #define FILE_LEN	(64 << 10)	/* the backing file's pattern */
@@ -47,12 +44,9 @@ FIXTURE(fill) {
 FIXTURE_SETUP(fill)
 {
 	memset(self, 0, sizeof(*self));
-	self->d.dev_id = -1;
 	self->file = -1;
-	ASSERT_EQ(0, uzc_dev_create(&self->d, ZC_FLAGS, DEPTH, MAX_IO,
-				    DEV_SIZE, false));
-	ASSERT_EQ(0, io_uring_queue_init(8, &self->ring, 0));
-	ASSERT_EQ(0, io_uring_register_buffers_sparse(&self->ring, SLOTS));
+	ASSERT_EQ(0, uzc_serving_setup(&self->d, DEPTH, &self->ring, 8, 0,
+				       SLOTS));
 	self->file = uzc_tmpfile();
 	ASSERT_GE(self->file, 0);
 	self->pattern = uzc_xalloc(FILE_LEN);
@@ -64,10 +58,7 @@ FIXTURE_SETUP(fill)
 
 FIXTURE_TEARDOWN(fill)
 {
-	if (self->d.dev_id >= 0) {
-		io_uring_queue_exit(&self->ring);
-		EXPECT_EQ(0, uzc_dev_destroy(&self->d));
-	}
+	EXPECT_EQ(0, uzc_serving_teardown(&self->d, &self->ring));
 	if (self->file >= 0)
 		close(self->file);
 	free(self->pattern);
@@ -332,13 +323,6 @@ TEST_F(fill, eighteen_pieces_back_to_front)
 
 int main(int argc, char **argv)
 {
-	const char *why = uzc_unsupported();
-
-	/* absent on a kernel that must have it: a failure, not a skip */
-	if (why && uzc_must_have(uzc_prereq() ? NULL : "splice"))
-		ksft_exit_fail_msg("%s, but UBLK_ZC_VARIANT=%s must have it\n",
-				   why, uzc_variant());
-	if (why)
-		ksft_exit_skip("%s\n", why);
+	uzc_require(uzc_unsupported(), "splice");
 	return test_harness_run(argc, argv);
 }

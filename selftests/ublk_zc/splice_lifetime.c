@@ -19,48 +19,19 @@
 #define _GNU_SOURCE
 #endif
 #include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <sys/mman.h>
 #include <sys/wait.h>
 
 #include "uzc_ring.h"
 #include "kselftest_harness.h"
 
-#define ZC_FLAGS	(UBLK_F_USER_COPY | UBLK_F_SUPPORT_ZERO_COPY)
 #define DEPTH		4
-#define MAX_IO		(512 << 10)
-#define DEV_SIZE	(64ULL << 20)
 #define SLOTS		8
-#define DEADLINE_MS	10000
-/* the sector the child servers wait for (the partition scan reads 0) */
-#define TEST_SECTOR	2048
-
-/* --- block I/O ---------------------------------------------------------- */
-
-/* start a block WRITE of @len pattern bytes at sector TEST_SECTOR */
-static void *start_write(struct uzc_dev *d, struct uzc_io *io, size_t len,
-			 unsigned int seed)
-{
-	void *buf = uzc_xalloc(len);
-	struct iovec iov = { buf, len };
-
-	if (!buf)
-		return NULL;
-	uzc_fill(buf, len, seed);
-	if (uzc_io_start(d, io, UZC_WRITE, &iov, 1, TEST_SECTOR * 512)) {
-		free(buf);
-		return NULL;
-	}
-	return buf;
-}
 
 /* --- child servers --------------------------------------------------- */
 
@@ -74,145 +45,41 @@ enum lend_mode {
 	LEND_PARKED_LEG		= 1 << 2,
 };
 
-struct server {
-	struct uzc_dev d;
-	pid_t pid;
-	pid_t holder;		/* LEND_FORK_HOLDER: the ring's other owner */
-	int ready[2];
-	int pipe[2];		/* full, nonblocking */
-};
-
-/* the child: serve until the test's WRITE, lend it as @mode says */
-static char serve_and_lend(struct server *s, unsigned int mode)
+/* the daemon holds the test's WRITE: lend it as s->mode says */
+static char lend_write(struct uzc_srv *s, int tag, __u32 len)
 {
 	struct uzc_dev *d = &s->d;
 	struct io_uring own, *ring = &own;
 	struct io_uring_sqe *sqe;
-	size_t len;
-	int tag;
 
-	if (uzc_queue_open(d))
-		return '1';
-	if (mode & LEND_COMMIT_SAME_RING)
+	if (s->mode & LEND_COMMIT_SAME_RING)
 		ring = &d->q;
 	else if (io_uring_queue_init(8, ring, 0))
 		return '1';
 	if (io_uring_register_buffers_sparse(ring, SLOTS))
 		return '1';
-	for (;;) {
-		tag = uzc_next_req(d, 60000);
-		if (tag < 0)
-			return '2';
-		if (ublksrv_get_op(uzc_iod(d, tag)) == UBLK_IO_OP_WRITE &&
-		    uzc_iod(d, tag)->start_sector == TEST_SECTOR)
-			break;
-		uzc_serve_default(d, tag);
-	}
-	len = (size_t)uzc_iod(d, tag)->nr_sectors << 9;
 	if (uzc_splice_from(ring, d->cdev_fd, uzc_pos(0, tag, 0), len, 1, 0) !=
 	    (int)len)
 		return '3';
 
 	/* the pages stay lent; the FETCH of the tag parks on the ring */
-	if ((mode & LEND_COMMIT_SAME_RING) && uzc_commit(d, tag, len))
+	if ((s->mode & LEND_COMMIT_SAME_RING) && uzc_commit(d, tag, len))
 		return '4';
-	if (mode & LEND_PARKED_LEG) {
+	if (s->mode & LEND_PARKED_LEG) {
 		sqe = io_uring_get_sqe(ring);
 		io_uring_prep_write_fixed(sqe, s->pipe[1], NULL, len, 0, 1);
 		if (io_uring_submit(ring) != 1 || !uzc_cq_quiet(ring, 50))
 			return '5';
 	}
-	if (mode & LEND_FORK_HOLDER) {
-		s->holder = fork();
-		if (s->holder < 0)
-			return '6';
-		if (s->holder == 0) {
-			/*
-			 * Keep the lending ring, nothing of the device: its
-			 * queue ring (mapped, not only open) and char device
-			 * (mapped too) would keep the daemon's FETCHes alive.
-			 */
-			munmap(d->iods, d->iods_len);
-			close(d->cdev_fd);
-			io_uring_queue_exit(&d->q);
-			pause();
-			_exit(0);
-		}
-	}
+	if ((s->mode & LEND_FORK_HOLDER) && uzc_srv_fork_holder(s))
+		return '6';
 	return 'r';
 }
 
-/*
- * Add a device of @flags, start it served by a child that lends the
- * test's WRITE of @len bytes (@mode), and wait until it did.
- */
-static int server_start(struct server *s, __u64 flags, unsigned int mode,
-			struct uzc_io *io, void **buf, size_t len)
+/* a device of @flags served by a child that lends the test's 8 KiB WRITE */
+static int server_start(struct uzc_srv *s, __u64 flags, unsigned int mode)
 {
-	char st = 0, fill[4096];
-	struct pollfd pf;
-
-	memset(s, 0, sizeof(*s));
-	if (pipe(s->ready) || pipe2(s->pipe, O_NONBLOCK))
-		return -errno;
-	if (fcntl(s->pipe[1], F_SETPIPE_SZ, 4096) != 4096)
-		return -errno;
-	memset(fill, 'f', sizeof(fill));
-	if (write(s->pipe[1], fill, sizeof(fill)) != sizeof(fill))
-		return -errno;
-	if (uzc_dev_add(&s->d, flags, DEPTH, MAX_IO, DEV_SIZE, false))
-		return -ENODEV;
-
-	s->pid = fork();
-	if (s->pid < 0)
-		return -errno;
-	if (s->pid == 0) {
-		close(s->ready[0]);
-		s->d.ctrl_ready = false;	/* the parent's */
-		st = serve_and_lend(s, mode);
-		if (write(s->ready[1], &s->holder, sizeof(s->holder)) !=
-		    sizeof(s->holder) || write(s->ready[1], &st, 1) != 1)
-			_exit(4);
-		pause();
-		_exit(0);
-	}
-	close(s->ready[1]);
-	if (uzc_ctrl_cmd(&s->d, UBLK_U_CMD_START_DEV, s->pid, NULL, 0))
-		return -EIO;
-	*buf = start_write(&s->d, io, len, 51);
-	if (!*buf)
-		return -ENOMEM;
-	pf.fd = s->ready[0];
-	pf.events = POLLIN;
-	if (poll(&pf, 1, 30000) != 1)
-		return -ETIMEDOUT;
-	if (read(s->ready[0], &s->holder, sizeof(s->holder)) !=
-	    sizeof(s->holder))
-		return -EPROTO;
-	if (read(s->ready[0], &st, 1) != 1 || st != 'r')
-		return -EPROTO;
-	return 0;
-}
-
-static void server_kill(struct server *s)
-{
-	int status;
-
-	kill(s->pid, SIGKILL);
-	waitpid(s->pid, &status, 0);
-}
-
-static void server_close(struct server *s)
-{
-	/* the holder was reparented when its parent died: no wait */
-	if (s->holder > 0)
-		kill(s->holder, SIGKILL);
-	if (s->ready[0] >= 0)
-		close(s->ready[0]);
-	if (s->pipe[0] >= 0)
-		close(s->pipe[0]);
-	if (s->pipe[1] >= 0)
-		close(s->pipe[1]);
+	return uzc_srv_start(s, flags, DEPTH, lend_write, mode, 8192);
 }
 
 /*
@@ -220,33 +87,30 @@ static void server_close(struct server *s)
  * with @want within the deadline and the device must delete.
  */
 static void kill_then_expect(struct __test_metadata *_metadata,
-			     struct server *s, struct uzc_io *io, ssize_t want)
+			     struct uzc_srv *s, ssize_t want)
 {
-	EXPECT_FALSE(uzc_io_done(io, 200));
-	server_kill(s);
-	EXPECT_TRUE(uzc_io_done(io, DEADLINE_MS));
-	if (io->done)
-		EXPECT_EQ(want, uzc_io_wait(io));
-	EXPECT_TRUE(uzc_deleted_within(&s->d, DEADLINE_MS));
+	EXPECT_FALSE(uzc_io_done(&s->io, 200));
+	uzc_srv_kill(s);
+	EXPECT_TRUE(uzc_io_done(&s->io, UZC_DEADLINE_MS));
+	if (s->io.done)
+		EXPECT_EQ(want, uzc_io_wait(&s->io));
+	EXPECT_TRUE(uzc_deleted_within(&s->d, UZC_DEADLINE_MS));
 }
 
 /* cases with a child server; the harness's default 30 s is too short */
 FIXTURE(srv) {
-	struct server s;
-	struct uzc_io io;
-	void *buf;
+	struct uzc_srv s;
 };
 
 FIXTURE_SETUP(srv)
 {
-	memset(self, 0, sizeof(*self));
-	self->s.ready[0] = self->s.pipe[0] = self->s.pipe[1] = -1;
+	uzc_srv_init(&self->s);
 }
 
 FIXTURE_TEARDOWN(srv)
 {
-	server_close(&self->s);
-	free(self->buf);
+	if (!uzc_srv_close(&self->s))
+		TH_LOG("the device could not be deleted");
 }
 
 /* --- COMMIT before the release, FETCH on the lending ring --------------- */
@@ -259,10 +123,10 @@ TEST(same_ring_commit_then_ring_exit)
 	void *buf;
 	int tag;
 
-	ASSERT_EQ(0, uzc_dev_create(&d, ZC_FLAGS, DEPTH, MAX_IO, DEV_SIZE,
-				    false));
+	ASSERT_EQ(0, uzc_dev_create(&d, UZC_ZC_FLAGS, DEPTH, UZC_ZC_MAX_IO,
+				    UZC_ZC_DEV_SIZE, false));
 	ASSERT_EQ(0, io_uring_register_buffers_sparse(&d.q, SLOTS));
-	buf = start_write(&d, &io, 128 << 10, 50);
+	buf = uzc_write_start(&d, &io, 128 << 10, 50);
 	ASSERT_NE(NULL, buf);
 	tag = uzc_want_req(&d, UBLK_IO_OP_WRITE, 128 << 10);
 	ASSERT_GE(tag, 0);
@@ -274,21 +138,20 @@ TEST(same_ring_commit_then_ring_exit)
 	EXPECT_FALSE(uzc_io_done(&io, 200));
 
 	uzc_queue_close(&d);
-	EXPECT_TRUE(uzc_io_done(&io, DEADLINE_MS));
+	EXPECT_TRUE(uzc_io_done(&io, UZC_DEADLINE_MS));
 	if (io.done)
 		EXPECT_EQ(128 << 10, uzc_io_wait(&io));
-	EXPECT_TRUE(uzc_deleted_within(&d, DEADLINE_MS));
+	EXPECT_TRUE(uzc_deleted_within(&d, UZC_DEADLINE_MS));
 	free(buf);
 }
 
 /* the server dies instead: same outcome */
 TEST_F_TIMEOUT(srv, same_ring_commit_then_sigkill, 90)
 {
-	struct server *s = &self->s;
+	struct uzc_srv *s = &self->s;
 
-	ASSERT_EQ(0, server_start(s, ZC_FLAGS, LEND_COMMIT_SAME_RING,
-				  &self->io, &self->buf, 8192));
-	kill_then_expect(_metadata, s, &self->io, 8192);
+	ASSERT_EQ(0, server_start(s, UZC_ZC_FLAGS, LEND_COMMIT_SAME_RING));
+	kill_then_expect(_metadata, s, 8192);
 }
 
 /* --- loans belong to the daemon ---------------------------------------- */
@@ -300,22 +163,20 @@ TEST_F_TIMEOUT(srv, same_ring_commit_then_sigkill, 90)
  */
 TEST_F_TIMEOUT(srv, ring_outlives_daemon, 90)
 {
-	struct server *s = &self->s;
+	struct uzc_srv *s = &self->s;
 
-	ASSERT_EQ(0, server_start(s, ZC_FLAGS, LEND_FORK_HOLDER,
-				  &self->io, &self->buf, 8192));
-	kill_then_expect(_metadata, s, &self->io, -EIO);
+	ASSERT_EQ(0, server_start(s, UZC_ZC_FLAGS, LEND_FORK_HOLDER));
+	kill_then_expect(_metadata, s, -EIO);
 }
 
 /* and so does a leg of the buffer parked on a full pipe of that ring */
 TEST_F_TIMEOUT(srv, parked_leg_dies_with_daemon, 90)
 {
-	struct server *s = &self->s;
+	struct uzc_srv *s = &self->s;
 
-	ASSERT_EQ(0, server_start(s, ZC_FLAGS,
-				  LEND_FORK_HOLDER | LEND_PARKED_LEG,
-				  &self->io, &self->buf, 8192));
-	kill_then_expect(_metadata, s, &self->io, -EIO);
+	ASSERT_EQ(0, server_start(s, UZC_ZC_FLAGS,
+				  LEND_FORK_HOLDER | LEND_PARKED_LEG));
+	kill_then_expect(_metadata, s, -EIO);
 }
 
 struct lend_try {
@@ -344,11 +205,8 @@ TEST(lend_only_for_daemon)
 	pid_t pid;
 	void *buf;
 
-	ASSERT_EQ(0, uzc_dev_create(&d, ZC_FLAGS, DEPTH, MAX_IO, DEV_SIZE,
-				    false));
-	ASSERT_EQ(0, io_uring_queue_init(8, &ring, 0));
-	ASSERT_EQ(0, io_uring_register_buffers_sparse(&ring, SLOTS));
-	buf = start_write(&d, &io, 4096, 52);
+	ASSERT_EQ(0, uzc_serving_setup(&d, DEPTH, &ring, 8, 0, SLOTS));
+	buf = uzc_write_start(&d, &io, 4096, 52);
 	ASSERT_NE(NULL, buf);
 	t.ring = &ring;
 	t.fd = d.cdev_fd;
@@ -378,8 +236,7 @@ TEST(lend_only_for_daemon)
 	EXPECT_EQ(0, uzc_buf_remove(&ring, 0, 0));
 	ASSERT_EQ(0, uzc_commit(&d, t.tag, 4096));
 	EXPECT_EQ(4096, uzc_io_wait(&io));
-	io_uring_queue_exit(&ring);
-	EXPECT_EQ(0, uzc_dev_destroy(&d));
+	EXPECT_EQ(0, uzc_serving_teardown(&d, &ring));
 	free(buf);
 }
 
@@ -413,13 +270,10 @@ FIXTURE(parked) {
 FIXTURE_SETUP(parked)
 {
 	memset(self, 0, sizeof(*self));
-	self->d.dev_id = -1;
-	ASSERT_EQ(0, uzc_dev_create(&self->d, ZC_FLAGS, DEPTH, MAX_IO,
-				    DEV_SIZE, false));
-	ASSERT_EQ(0, io_uring_queue_init(8, &self->ring, 0));
-	ASSERT_EQ(0, io_uring_register_buffers_sparse(&self->ring, SLOTS));
+	ASSERT_EQ(0, uzc_serving_setup(&self->d, DEPTH, &self->ring, 8, 0,
+				       SLOTS));
 	park_fixed_pipe_read(_metadata, &self->ring, self->pfd, self->dst);
-	self->buf = start_write(&self->d, &self->io, 4096, 53);
+	self->buf = uzc_write_start(&self->d, &self->io, 4096, 53);
 	ASSERT_NE(NULL, self->buf);
 	self->tag = uzc_want_req(&self->d, UBLK_IO_OP_WRITE, 4096);
 	ASSERT_GE(self->tag, 0);
@@ -434,10 +288,9 @@ FIXTURE_TEARDOWN(parked)
 	/* unpark the read, then everything goes */
 	if (write(self->pfd[1], "x", 1) != 1)
 		TH_LOG("cannot unpark the fixed-file read");
-	io_uring_queue_exit(&self->ring);
+	EXPECT_EQ(0, uzc_serving_teardown(&self->d, &self->ring));
 	close(self->pfd[0]);
 	close(self->pfd[1]);
-	EXPECT_EQ(0, uzc_dev_destroy(&self->d));
 	free(self->buf);
 }
 
@@ -489,38 +342,23 @@ TEST_F(parked, unregister_releases_before_quiesce)
  */
 TEST_F_TIMEOUT(srv, reissue_with_loan_outstanding, 90)
 {
-	const __u64 flags = ZC_FLAGS | UBLK_F_USER_RECOVERY |
+	const __u64 flags = UZC_ZC_FLAGS | UBLK_F_USER_RECOVERY |
 			    UBLK_F_USER_RECOVERY_REISSUE;
-	struct ublksrv_ctrl_dev_info info;
-	struct server *s = &self->s;
-	int tag, i;
+	struct uzc_srv *s = &self->s;
+	int tag;
 
-	ASSERT_EQ(0, server_start(s, flags, LEND_PARKED_LEG,
-				  &self->io, &self->buf, 8192));
-	server_kill(s);
+	ASSERT_EQ(0, server_start(s, flags, LEND_PARKED_LEG));
+	uzc_srv_kill(s);
 	/* requeued, not failed: the write waits for the next daemon */
-	EXPECT_FALSE(uzc_io_done(&self->io, 1000));
+	EXPECT_FALSE(uzc_io_done(&s->io, 1000));
 
-	for (i = 0; i < 100; i++) {
-		ASSERT_EQ(0, uzc_ctrl_cmd(&s->d, UBLK_U_CMD_GET_DEV_INFO, 0,
-					  &info, sizeof(info)));
-		if (info.state == UBLK_S_DEV_QUIESCED)
-			break;
-		usleep(50000);
-	}
-	ASSERT_EQ(UBLK_S_DEV_QUIESCED, info.state);
-	ASSERT_EQ(0, uzc_ctrl_cmd(&s->d, UBLK_U_CMD_START_USER_RECOVERY, 0,
-				  NULL, 0));
-	ASSERT_EQ(0, uzc_queue_open(&s->d));
-	ASSERT_EQ(0, uzc_ctrl_cmd(&s->d, UBLK_U_CMD_END_USER_RECOVERY,
-				  getpid(), NULL, 0));
-	s->d.started = true;
+	ASSERT_EQ(0, uzc_dev_recover(&s->d));
 	tag = uzc_want_req(&s->d, UBLK_IO_OP_WRITE, 8192);
 	ASSERT_GE(tag, 0);
 	ASSERT_EQ(0, uzc_commit(&s->d, tag, 8192));
-	EXPECT_TRUE(uzc_io_done(&self->io, DEADLINE_MS));
-	if (self->io.done)
-		EXPECT_EQ(8192, uzc_io_wait(&self->io));
+	EXPECT_TRUE(uzc_io_done(&s->io, UZC_DEADLINE_MS));
+	if (s->io.done)
+		EXPECT_EQ(8192, uzc_io_wait(&s->io));
 	EXPECT_EQ(0, uzc_dev_destroy(&s->d));
 }
 
@@ -564,34 +402,15 @@ FIXTURE_VARIANT_ADD(relend, defer_taskrun) {
 	.peek = false,
 };
 
-/* a device served by this thread and a lending ring of @ring_flags */
-static void serving_setup(struct __test_metadata *_metadata,
-			 struct uzc_dev *d, struct io_uring *ring,
-			 unsigned int ring_flags)
-{
-	memset(d, 0, sizeof(*d));
-	d->dev_id = -1;
-	ASSERT_EQ(0, uzc_dev_create(d, ZC_FLAGS, DEPTH, MAX_IO, DEV_SIZE,
-				    false));
-	ASSERT_EQ(0, io_uring_queue_init(16, ring, ring_flags));
-	ASSERT_EQ(0, io_uring_register_buffers_sparse(ring, SLOTS));
-}
-
-static void serving_teardown(struct __test_metadata *_metadata,
-			    struct uzc_dev *d, struct io_uring *ring)
-{
-	io_uring_queue_exit(ring);
-	EXPECT_EQ(0, uzc_dev_destroy(d));
-}
-
 FIXTURE_SETUP(relend)
 {
-	serving_setup(_metadata, &self->d, &self->ring, variant->ring_flags);
+	ASSERT_EQ(0, uzc_serving_setup(&self->d, DEPTH, &self->ring, 16,
+				       variant->ring_flags, SLOTS));
 }
 
 FIXTURE_TEARDOWN(relend)
 {
-	serving_teardown(_metadata, &self->d, &self->ring);
+	EXPECT_EQ(0, uzc_serving_teardown(&self->d, &self->ring));
 }
 
 /* reap @nr CQEs into @res, busy-peeking if @peek; 0 or -ETIMEDOUT */
@@ -631,7 +450,7 @@ TEST_F_TIMEOUT(relend, after_reaping_every_cqe, 120)
 	uzc_fill(pattern, RELEND_LEN, 31);
 	ASSERT_EQ(RELEND_LEN, pwrite(file, pattern, RELEND_LEN, 0));
 	ASSERT_EQ(0, uzc_io_start(&self->d, &io, UZC_READ, &iov, 1,
-				  TEST_SECTOR * 512));
+				  UZC_TEST_SECTOR * 512));
 	tag = uzc_want_req(&self->d, UBLK_IO_OP_READ, RELEND_LEN);
 	ASSERT_GE(tag, 0);
 	pos = uzc_pos(0, tag, 0);
@@ -698,12 +517,13 @@ FIXTURE(lender) {
 
 FIXTURE_SETUP(lender)
 {
-	serving_setup(_metadata, &self->d, &self->ring, 0);
+	ASSERT_EQ(0, uzc_serving_setup(&self->d, DEPTH, &self->ring, 16, 0,
+				       SLOTS));
 }
 
 FIXTURE_TEARDOWN(lender)
 {
-	serving_teardown(_metadata, &self->d, &self->ring);
+	EXPECT_EQ(0, uzc_serving_teardown(&self->d, &self->ring));
 }
 
 TEST_F_TIMEOUT(lender, lend_races_commit, 120)
@@ -715,7 +535,7 @@ TEST_F_TIMEOUT(lender, lend_races_commit, 120)
 	void *buf;
 
 	for (round = 0; round < RACE_ROUNDS; round++) {
-		buf = start_write(&self->d, &io, 4096, round);
+		buf = uzc_write_start(&self->d, &io, 4096, round);
 		ASSERT_NE(NULL, buf);
 		tag = uzc_want_req(&self->d, UBLK_IO_OP_WRITE, 4096);
 		ASSERT_GE(tag, 0);
@@ -753,12 +573,13 @@ FIXTURE(sqpoll) {
 
 FIXTURE_SETUP(sqpoll)
 {
-	serving_setup(_metadata, &self->d, &self->ring, IORING_SETUP_SQPOLL);
+	ASSERT_EQ(0, uzc_serving_setup(&self->d, DEPTH, &self->ring, 16,
+				       IORING_SETUP_SQPOLL, SLOTS));
 }
 
 FIXTURE_TEARDOWN(sqpoll)
 {
-	serving_teardown(_metadata, &self->d, &self->ring);
+	EXPECT_EQ(0, uzc_serving_teardown(&self->d, &self->ring));
 }
 
 TEST_F(sqpoll, ring_is_not_the_daemon)
@@ -767,7 +588,7 @@ TEST_F(sqpoll, ring_is_not_the_daemon)
 	void *buf;
 	int tag;
 
-	buf = start_write(&self->d, &io, 4096, 3);
+	buf = uzc_write_start(&self->d, &io, 4096, 3);
 	ASSERT_NE(NULL, buf);
 	tag = uzc_want_req(&self->d, UBLK_IO_OP_WRITE, 4096);
 	ASSERT_GE(tag, 0);
@@ -780,13 +601,6 @@ TEST_F(sqpoll, ring_is_not_the_daemon)
 
 int main(int argc, char **argv)
 {
-	const char *why = uzc_unsupported();
-
-	/* absent on a kernel that must have it: a failure, not a skip */
-	if (why && uzc_must_have(uzc_prereq() ? NULL : "splice"))
-		ksft_exit_fail_msg("%s, but UBLK_ZC_VARIANT=%s must have it\n",
-				   why, uzc_variant());
-	if (why)
-		ksft_exit_skip("%s\n", why);
+	uzc_require(uzc_unsupported(), "splice");
 	return test_harness_run(argc, argv);
 }

@@ -1361,13 +1361,6 @@ TEST_F_TIMEOUT(mirror, write_legs, 90)
 
 int main(int argc, char **argv)
 {
-	const char *why = uzc_unsupported();
-
-	/* absent on a kernel that must have it: a failure, not a skip */
-	if (why && uzc_must_have(uzc_prereq() ? NULL : "splice"))
-		ksft_exit_fail_msg("%s, but UBLK_ZC_VARIANT=%s must have it\n",
-				   why, uzc_variant());
-	if (why)
-		ksft_exit_skip("%s\n", why);
+	uzc_require(uzc_unsupported(), "splice");
 	return test_harness_run(argc, argv);
 }

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,8 @@
 #include <sys/wait.h>
 
 #include "ublk_zc_lib.h"
+#include "uapi/fused.h"
+#include "kselftest.h"
 
 #define CTRL_DEV	"/dev/ublk-control"
 
@@ -157,20 +160,55 @@ bool uzc_must_have(const char *path)
 	return true;
 }
 
-const char *uzc_unsupported(void)
+void uzc_require(const char *why, const char *path)
 {
-	const char *why = uzc_prereq();
+	/* absent on a kernel that must have it: a failure, not a skip */
+	if (why && uzc_must_have(uzc_prereq() ? NULL : path))
+		ksft_exit_fail_msg("%s, but UBLK_ZC_VARIANT=%s must have it\n",
+				   why, uzc_variant());
+	if (why)
+		ksft_exit_skip("%s\n", why);
+}
+
+const char *uzc_zc_missing(void)
+{
 	__u64 features;
 
-	if (why)
-		return why;
-	if (!uzc_have_ops())
-		return "io_uring lacks IORING_OP_SPLICE_FROM/BUF_REMOVE (58/59)";
 	if (uzc_get_features(&features))
 		return "UBLK_U_CMD_GET_FEATURES failed";
 	if (!(features & UBLK_F_SUPPORT_ZERO_COPY))
 		return "ublk does not advertise UBLK_F_SUPPORT_ZERO_COPY";
 	return NULL;
+}
+
+const char *uzc_unsupported(void)
+{
+	const char *why = uzc_prereq();
+
+	if (why)
+		return why;
+	if (!uzc_have_ops())
+		return "io_uring lacks IORING_OP_SPLICE_FROM/BUF_REMOVE (58/59)";
+	return uzc_zc_missing();
+}
+
+const char *uzc_fused_unsupported(void)
+{
+	const char *why = uzc_prereq();
+	struct io_uring_probe *p;
+	bool ok;
+
+	if (why)
+		return why;
+	p = io_uring_get_probe();
+	if (!p)
+		return "io_uring probe failed";
+	ok = io_uring_opcode_supported(p, IORING_OP_FUSED_CMD) &&
+	     !io_uring_opcode_supported(p, IORING_OP_FUSED_CMD + 1);
+	io_uring_free_probe(p);
+	if (!ok)
+		return "io_uring lacks IORING_OP_FUSED_CMD (58 only)";
+	return uzc_zc_missing();
 }
 
 int uzc_dev_add(struct uzc_dev *d, __u64 flags, unsigned int depth,
@@ -462,6 +500,68 @@ int uzc_dev_del(struct uzc_dev *d)
 	return ret;
 }
 
+int uzc_dev_recover(struct uzc_dev *d)
+{
+	struct ublksrv_ctrl_dev_info info;
+	int ret, i;
+
+	/* the queue is aborted in the daemon's exit work: a little later */
+	for (i = 0; i < 100; i++) {
+		ret = uzc_ctrl_cmd(d, UBLK_U_CMD_GET_DEV_INFO, 0, &info,
+				   sizeof(info));
+		if (ret)
+			return ret;
+		if (info.state == UBLK_S_DEV_QUIESCED)
+			break;
+		usleep(50000);
+	}
+	if (info.state != UBLK_S_DEV_QUIESCED)
+		return -ETIMEDOUT;
+	ret = uzc_ctrl_cmd(d, UBLK_U_CMD_START_USER_RECOVERY, 0, NULL, 0);
+	if (!ret)
+		ret = uzc_queue_open(d);
+	if (!ret)
+		ret = uzc_ctrl_cmd(d, UBLK_U_CMD_END_USER_RECOVERY, getpid(),
+				   NULL, 0);
+	if (!ret)
+		d->started = true;
+	return ret;
+}
+
+int uzc_serving_setup(struct uzc_dev *d, unsigned int depth,
+		      struct io_uring *ring, unsigned int entries,
+		      unsigned int ring_flags, unsigned int slots)
+{
+	int ret;
+
+	ret = uzc_dev_create(d, UZC_ZC_FLAGS, depth, UZC_ZC_MAX_IO,
+			     UZC_ZC_DEV_SIZE, false);
+	if (ret) {
+		/* a failed SET_PARAMS deletes the device, keeps its id */
+		d->dev_id = -1;
+		return ret;
+	}
+	ret = io_uring_queue_init(entries, ring, ring_flags);
+	if (ret) {
+		uzc_dev_destroy(d);
+		return ret;
+	}
+	ret = io_uring_register_buffers_sparse(ring, slots);
+	if (ret) {
+		io_uring_queue_exit(ring);
+		uzc_dev_destroy(d);
+	}
+	return ret;
+}
+
+int uzc_serving_teardown(struct uzc_dev *d, struct io_uring *ring)
+{
+	if (d->dev_id < 0)
+		return 0;
+	io_uring_queue_exit(ring);
+	return uzc_dev_destroy(d);
+}
+
 static void *io_thread(void *arg)
 {
 	struct uzc_io *io = arg;
@@ -641,4 +741,159 @@ bool uzc_deleted_within(struct uzc_dev *d, int ms)
 	}
 	d->dev_id = -1;		/* leave it to the stuck child */
 	return false;
+}
+
+void *uzc_write_start(struct uzc_dev *d, struct uzc_io *io, size_t len,
+		      unsigned int seed)
+{
+	struct iovec iov;
+	void *buf;
+
+	if (posix_memalign(&buf, 4096, len))
+		return NULL;
+	uzc_fill(buf, len, seed);
+	iov.iov_base = buf;
+	iov.iov_len = len;
+	if (uzc_io_start(d, io, UZC_WRITE, &iov, 1, UZC_TEST_SECTOR * 512)) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+void uzc_srv_init(struct uzc_srv *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->d.dev_id = -1;
+	s->d.cdev_fd = -1;
+	s->ready[0] = s->ready[1] = s->pipe[0] = s->pipe[1] = -1;
+}
+
+/* the daemon: serve until the test's WRITE, then hand it to @fn */
+static char srv_daemon(struct uzc_srv *s, uzc_srv_fn fn)
+{
+	struct uzc_dev *d = &s->d;
+	int tag;
+
+	if (uzc_queue_open(d))
+		return '1';
+	for (;;) {
+		tag = uzc_next_req(d, 60000);
+		if (tag < 0)
+			return '2';
+		if (ublksrv_get_op(uzc_iod(d, tag)) == UBLK_IO_OP_WRITE &&
+		    uzc_iod(d, tag)->start_sector == UZC_TEST_SECTOR)
+			break;
+		uzc_serve_default(d, tag);
+	}
+	return fn(s, tag, uzc_iod(d, tag)->nr_sectors << 9);
+}
+
+int uzc_srv_start(struct uzc_srv *s, __u64 flags, unsigned int depth,
+		  uzc_srv_fn fn, unsigned int mode, size_t len)
+{
+	char st = 0, fill[4096];
+	struct pollfd pf;
+
+	uzc_srv_init(s);
+	s->mode = mode;
+	if (pipe(s->ready) || pipe2(s->pipe, O_NONBLOCK))
+		return -errno;
+	/* one page, full: a write of request pages to it parks */
+	if (fcntl(s->pipe[1], F_SETPIPE_SZ, 4096) != 4096)
+		return -errno;
+	memset(fill, 'f', sizeof(fill));
+	if (write(s->pipe[1], fill, sizeof(fill)) != sizeof(fill))
+		return -errno;
+	if (uzc_dev_add(&s->d, flags, depth, UZC_ZC_MAX_IO, UZC_ZC_DEV_SIZE,
+			false))
+		return -ENODEV;
+
+	s->pid = fork();
+	if (s->pid < 0)
+		return -errno;
+	if (s->pid == 0) {
+		close(s->ready[0]);
+		s->d.ctrl_ready = false;	/* the parent's */
+		st = srv_daemon(s, fn);
+		if (write(s->ready[1], &s->holder, sizeof(s->holder)) !=
+		    sizeof(s->holder) ||
+		    write(s->ready[1], &s->out, sizeof(s->out)) !=
+		    sizeof(s->out) || write(s->ready[1], &st, 1) != 1)
+			_exit(4);
+		/* the case kills the daemon when it wants it gone */
+		for (;;)
+			pause();
+	}
+	close(s->ready[1]);
+	s->ready[1] = -1;
+	if (uzc_ctrl_cmd(&s->d, UBLK_U_CMD_START_DEV, s->pid, NULL, 0))
+		return -EIO;
+	s->buf = uzc_write_start(&s->d, &s->io, len, 51);
+	if (!s->buf)
+		return -EIO;
+	pf.fd = s->ready[0];
+	pf.events = POLLIN;
+	if (poll(&pf, 1, 30000) != 1)
+		return -ETIMEDOUT;
+	if (read(s->ready[0], &s->holder, sizeof(s->holder)) !=
+	    sizeof(s->holder) ||
+	    read(s->ready[0], &s->out, sizeof(s->out)) != sizeof(s->out))
+		return -EPROTO;
+	if (read(s->ready[0], &st, 1) != 1 || st != 'r')
+		return -EPROTO;
+	return 0;
+}
+
+int uzc_srv_fork_holder(struct uzc_srv *s)
+{
+	struct uzc_dev *d = &s->d;
+
+	s->holder = fork();
+	if (s->holder < 0)
+		return -errno;
+	if (s->holder == 0) {
+		munmap(d->iods, d->iods_len);
+		close(d->cdev_fd);
+		if (d->q_ready)
+			io_uring_queue_exit(&d->q);
+		for (;;)
+			pause();
+	}
+	return 0;
+}
+
+void uzc_srv_kill(struct uzc_srv *s)
+{
+	int status;
+
+	kill(s->pid, SIGKILL);
+	waitpid(s->pid, &status, 0);
+	s->pid = 0;
+}
+
+bool uzc_srv_close(struct uzc_srv *s)
+{
+	bool ok = true;
+
+	/* the holder was reparented when its parent died: no wait */
+	if (s->holder > 0)
+		kill(s->holder, SIGKILL);
+	/* a case that stopped early leaves no device behind */
+	if (s->d.dev_id >= 0 && s->d.ctrl_ready) {
+		if (s->pid > 0)
+			uzc_srv_kill(s);
+		uzc_queue_close(&s->d);
+		ok = uzc_deleted_within(&s->d, UZC_DEADLINE_MS);
+	}
+	if (s->ready[0] >= 0)
+		close(s->ready[0]);
+	if (s->pipe[0] >= 0)
+		close(s->pipe[0]);
+	if (s->pipe[1] >= 0)
+		close(s->pipe[1]);
+	s->ready[0] = s->pipe[0] = s->pipe[1] = -1;
+	free(s->buf);
+	s->buf = NULL;
+	return ok;
 }

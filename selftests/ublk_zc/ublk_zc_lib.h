@@ -24,6 +24,14 @@
 
 #define UZC_MAX_DEPTH		64
 
+/*
+ * The device of the zero-copy cases: user copy beside zero copy (the
+ * fallback the series keep), requests up to 512 KiB, 64 MiB.
+ */
+#define UZC_ZC_FLAGS		(UBLK_F_USER_COPY | UBLK_F_SUPPORT_ZERO_COPY)
+#define UZC_ZC_MAX_IO		(512 << 10)
+#define UZC_ZC_DEV_SIZE		(64ULL << 20)
+
 /* user_data of the queue ring's ublk commands */
 #define UZC_UD_IO		(1ULL << 63)
 
@@ -67,10 +75,17 @@ struct uzc_io {
 /* true if io_uring knows both ops; *features = UBLK_U_CMD_GET_FEATURES */
 bool uzc_have_ops(void);
 int uzc_get_features(__u64 *features);
-/* 0 if ops and UBLK_F_SUPPORT_ZERO_COPY are there, else a reason string */
-const char *uzc_unsupported(void);
 /* what every test needs (root, /dev/ublk-control): NULL, or why not */
 const char *uzc_prereq(void);
+/* NULL if ublk advertises UBLK_F_SUPPORT_ZERO_COPY, else why not */
+const char *uzc_zc_missing(void);
+/* NULL if the splice-rsrc series is there (ops 58/59 and zero copy) */
+const char *uzc_unsupported(void);
+/*
+ * NULL if the fused series is there: op 58 without op 59 (the
+ * splice-rsrc series uses both numbers for its own ops), and zero copy
+ */
+const char *uzc_fused_unsupported(void);
 
 /*
  * The kernel variant the suite runs on: env UBLK_ZC_VARIANT, set by the
@@ -84,6 +99,12 @@ const char *uzc_prereq(void);
  */
 const char *uzc_variant(void);
 bool uzc_must_have(const char *path);
+/*
+ * A program's gate: with @why (what is missing, or NULL) it cannot run,
+ * so it exits: failing when the variant must have data path @path (or,
+ * without root or ublk, what every path needs), else skipping.
+ */
+void uzc_require(const char *why, const char *path);
 
 /*
  * Add a device (one queue of @depth, @max_io bytes per request, @dev_size
@@ -114,6 +135,25 @@ int uzc_dev_del(struct uzc_dev *d);
  */
 bool uzc_deleted_within(struct uzc_dev *d, int ms);
 void uzc_queue_close(struct uzc_dev *d);
+
+/*
+ * Take the place of @d's dead daemon (UBLK_F_USER_RECOVERY): wait until
+ * the device is quiesced, START_USER_RECOVERY, open the queue in this
+ * task, END_USER_RECOVERY.  0, -ETIMEDOUT (never quiesced) or -errno.
+ */
+int uzc_dev_recover(struct uzc_dev *d);
+
+/*
+ * A lending server in one task: @d, a zero-copy device (UZC_ZC_*, one
+ * queue of @depth) served by the calling thread, and @ring (@entries,
+ * @ring_flags) with a sparse buffer table of @slots to lend requests
+ * into.  0 or -errno; on failure nothing is left and d->dev_id is -1.
+ */
+int uzc_serving_setup(struct uzc_dev *d, unsigned int depth,
+		      struct io_uring *ring, unsigned int entries,
+		      unsigned int ring_flags, unsigned int slots);
+/* its teardown: the ring first (its loans go back), then the device */
+int uzc_serving_teardown(struct uzc_dev *d, struct io_uring *ring);
 
 /*
  * Wait up to @timeout_ms for the next request handed to the server.
@@ -163,5 +203,65 @@ size_t uzc_cmp(const void *a, const void *b, size_t len);
 
 /* bring the loopback interface up (a fresh guest has it down); -errno */
 int uzc_loopback_up(void);
+
+/*
+ * A server in a child, for the lifetime cases: the daemon is killed (or
+ * closes its queue) with the test's WRITE in some state, and the case
+ * then watches the block I/O and the device delete with deadlines, so
+ * that a kernel with the bug fails the case instead of hanging the run.
+ */
+#define UZC_DEADLINE_MS		10000
+/* the sector the child servers wait for (the partition scan reads 0) */
+#define UZC_TEST_SECTOR		2048
+
+/* start a block WRITE of @len pattern bytes (@seed) at UZC_TEST_SECTOR */
+void *uzc_write_start(struct uzc_dev *d, struct uzc_io *io, size_t len,
+		      unsigned int seed);
+
+struct uzc_srv;
+/*
+ * What the child does with the test's WRITE, request @tag of @len bytes,
+ * once it holds it (lend it, park a fused command on it, ...): 'r' when
+ * it is where the case wants it, any other character fails the start.
+ */
+typedef char (*uzc_srv_fn)(struct uzc_srv *s, int tag, __u32 len);
+
+struct uzc_srv {
+	struct uzc_dev d;	/* the parent's has the control only */
+	struct uzc_io io;	/* the test's WRITE */
+	void *buf;		/* its data */
+	pid_t pid;		/* the daemon */
+	pid_t holder;		/* uzc_srv_fork_holder(): a ring's other owner */
+	int out;		/* a result the callback reports to the parent */
+	unsigned int mode;	/* the case's choice, for the callback */
+	int ready[2];		/* the daemon's report */
+	int pipe[2];		/* full, nonblocking: a write to it parks */
+};
+
+/* nothing started: uzc_srv_close() has nothing to undo */
+void uzc_srv_init(struct uzc_srv *s);
+/*
+ * Add a device of @flags (UZC_ZC_MAX_IO, UZC_ZC_DEV_SIZE, one queue of
+ * @depth), start it served by a child that serves every request until
+ * the test's WRITE of @len bytes (which this starts) and hands it to
+ * @fn, and wait until @fn returned.  @mode goes to s->mode.  0 or -errno.
+ */
+int uzc_srv_start(struct uzc_srv *s, __u64 flags, unsigned int depth,
+		  uzc_srv_fn fn, unsigned int mode, size_t len);
+/*
+ * In the daemon: fork a child that keeps the daemon's rings open, but
+ * nothing of the device (its queue ring, mapped, and its char device
+ * would keep the daemon's FETCHes alive), so that a ring outlives the
+ * daemon.  0 or -errno.
+ */
+int uzc_srv_fork_holder(struct uzc_srv *s);
+/* SIGKILL the daemon and reap it */
+void uzc_srv_kill(struct uzc_srv *s);
+/*
+ * Undo what is left: the holder, the daemon and the device of a case
+ * that stopped early (false if the device could not be deleted within
+ * UZC_DEADLINE_MS), the pipes, the buffer.
+ */
+bool uzc_srv_close(struct uzc_srv *s);
 
 #endif
