@@ -41,7 +41,8 @@ FIXTURE(fill) {
 	char *dst;		/* the reader's buffer */
 };
 
-FIXTURE_SETUP(fill)
+static void fill_open(struct __test_metadata *_metadata,
+		       struct _test_data_fill *self)
 {
 	memset(self, 0, sizeof(*self));
 	self->file = -1;
@@ -56,13 +57,24 @@ FIXTURE_SETUP(fill)
 	uzc_fill(self->pattern, FILE_LEN, 77);
 }
 
-FIXTURE_TEARDOWN(fill)
+static void fill_close(struct __test_metadata *_metadata,
+			  struct _test_data_fill *self)
 {
 	EXPECT_EQ(0, uzc_serving_teardown(&self->d, &self->ring));
 	if (self->file >= 0)
 		close(self->file);
 	free(self->pattern);
 	free(self->dst);
+}
+
+FIXTURE_SETUP(fill)
+{
+	fill_open(_metadata, self);
+}
+
+FIXTURE_TEARDOWN(fill)
+{
+	fill_close(_metadata, self);
 }
 
 /* the backing file holds the first @len bytes of the pattern */
@@ -235,6 +247,50 @@ TEST_F(fill, partial_sector_does_not_count)
 			       uzc_pos(0, tag, 0)));
 	ASSERT_EQ(0, uzc_commit(&self->d, tag, 3584));
 	expect_read(_metadata, self, 4096);
+}
+
+/* the same on a device of 4 KiB logical blocks */
+FIXTURE(fill4k) {
+	struct _test_data_fill f;
+};
+
+FIXTURE_SETUP(fill4k)
+{
+	uzc_logical_bs_shift = 12;
+	fill_open(_metadata, &self->f);
+}
+
+FIXTURE_TEARDOWN(fill4k)
+{
+	fill_close(_metadata, &self->f);
+}
+
+/*
+ * 4608 bytes cover one whole 4 KiB block: the request completes with 4096
+ * bytes and the rest, a whole block, is requeued; pwrite() serves it.
+ * Counting in 512-byte sectors would complete 4608 and requeue a rest that
+ * starts inside a block.
+ */
+TEST_F(fill4k, partial_block_does_not_count)
+{
+	struct _test_data_fill *f = &self->f;
+	int tag;
+
+	ASSERT_EQ(0, set_file(f, 4608));
+	ASSERT_EQ(0, start_read(f, 8192));
+	tag = want_read(f, SECTOR, 8192);
+	ASSERT_GE(tag, 0);
+	ASSERT_EQ(8192, lend(f, tag, 0, 8192));
+	ASSERT_EQ(4608, fill_fixed(f, 0, 8192, 0));
+	ASSERT_EQ(0, uzc_buf_remove(&f->ring, 0, 0));
+	ASSERT_EQ(0, uzc_commit(&f->d, tag, 8192));
+
+	tag = want_read(f, SECTOR + 8, 4096);
+	ASSERT_GE(tag, 0);
+	ASSERT_EQ(4096, pwrite(f->d.cdev_fd, f->pattern + 4096, 4096,
+			       uzc_pos(0, tag, 0)));
+	ASSERT_EQ(0, uzc_commit(&f->d, tag, 4096));
+	expect_read(_metadata, f, 8192);
 }
 
 /*

@@ -19,12 +19,15 @@
 #define _GNU_SOURCE
 #endif
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/ptrace.h>
 #include <sys/wait.h>
 
 #include "uzc_ring.h"
@@ -43,7 +46,16 @@ enum lend_mode {
 	LEND_FORK_HOLDER	= 1 << 1,
 	/* a WRITE_FIXED leg of the buffer parks on a full pipe */
 	LEND_PARKED_LEG		= 1 << 2,
+	/* a SEND_ZC of the buffer parks on a full TCP socket */
+	LEND_PARKED_SEND	= 1 << 3,
+	/* the daemon exits (exit_group) on SIGUSR1 */
+	LEND_EXIT_ON_USR1	= 1 << 4,
 };
+
+static void exit_now(int sig)
+{
+	_exit(0);
+}
 
 /* the daemon holds the test's WRITE: lend it as s->mode says */
 static char lend_write(struct uzc_srv *s, int tag, __u32 len)
@@ -71,8 +83,21 @@ static char lend_write(struct uzc_srv *s, int tag, __u32 len)
 		if (io_uring_submit(ring) != 1 || !uzc_cq_quiet(ring, 50))
 			return '5';
 	}
+	if (s->mode & LEND_PARKED_SEND) {
+		int tx, rx;
+
+		/* the peer, kept by the daemon, never reads */
+		if (uzc_tcp_full_pair(&tx, &rx))
+			return '7';
+		sqe = io_uring_get_sqe(ring);
+		io_uring_prep_send_zc_fixed(sqe, tx, NULL, len, 0, 0, 1);
+		if (io_uring_submit(ring) != 1 || !uzc_cq_quiet(ring, 50))
+			return '8';
+	}
 	if ((s->mode & LEND_FORK_HOLDER) && uzc_srv_fork_holder(s))
 		return '6';
+	if (s->mode & LEND_EXIT_ON_USR1)
+		signal(SIGUSR1, exit_now);
 	return 'r';
 }
 
@@ -177,6 +202,83 @@ TEST_F_TIMEOUT(srv, parked_leg_dies_with_daemon, 90)
 	ASSERT_EQ(0, server_start(s, UZC_ZC_FLAGS,
 				  LEND_FORK_HOLDER | LEND_PARKED_LEG));
 	kill_then_expect(_metadata, s, -EIO);
+}
+
+/*
+ * and so does a zero-copy send of the buffer parked on a socket whose
+ * peer never reads: nothing of it was sent, so its notification has no
+ * data in the network to wait for
+ */
+TEST_F_TIMEOUT(srv, parked_send_zc_dies_with_daemon, 90)
+{
+	struct uzc_srv *s = &self->s;
+
+	ASSERT_EQ(0, server_start(s, UZC_ZC_FLAGS,
+				  LEND_FORK_HOLDER | LEND_PARKED_SEND));
+	kill_then_expect(_metadata, s, -EIO);
+}
+
+/* --- a request dispatched while the daemon exits ------------------------ */
+
+/*
+ * The daemon's exit waits for its legs on lent pages (they are tracked
+ * like requests on io_uring files), and while it waits it runs ublk's
+ * cancel, which aborts the queue once, and then its own task work, all
+ * before PF_EXITING is set. A request dispatched just before, whose task
+ * work had not run yet, must be failed then, not handed to the dying
+ * server after the abort: it would never complete, nor would the device
+ * delete. To place the dispatch there, the daemon (a leg parked on a full
+ * pipe) is traced and stops at PTRACE_EVENT_EXIT, in do_exit() before
+ * io_uring's cancel; a READ dispatched while it is stopped queues task
+ * work that only that cancel runs.
+ */
+TEST_F_TIMEOUT(srv, dispatch_pending_at_daemon_exit, 90)
+{
+	struct __kernel_timespec ts = { .tv_sec = UZC_DEADLINE_MS / 1000 };
+	struct uzc_srv *s = &self->s;
+	struct io_uring_cqe *cqe;
+	struct io_uring_sqe *sqe;
+	void *rbuf = uzc_xalloc(4096);
+	struct io_uring ring;
+	int fd, status, res = 1;
+
+	ASSERT_NE(NULL, rbuf);
+	ASSERT_EQ(0, server_start(s, UZC_ZC_FLAGS,
+				  LEND_PARKED_LEG | LEND_EXIT_ON_USR1));
+	ASSERT_EQ(0, ptrace(PTRACE_SEIZE, s->pid, 0, PTRACE_O_TRACEEXIT));
+	ASSERT_EQ(0, kill(s->pid, SIGUSR1));
+	/* the signal's delivery stop, then the exit's */
+	ASSERT_EQ(s->pid, waitpid(s->pid, &status, 0));
+	ASSERT_TRUE(WIFSTOPPED(status) && WSTOPSIG(status) == SIGUSR1);
+	ASSERT_EQ(0, ptrace(PTRACE_CONT, s->pid, 0, SIGUSR1));
+	ASSERT_EQ(s->pid, waitpid(s->pid, &status, 0));
+	ASSERT_EQ(SIGTRAP | (PTRACE_EVENT_EXIT << 8), status >> 8);
+
+	/* through io_uring: a stuck READ must not stall this process's exit */
+	fd = open(s->d.bdev_path, O_RDONLY | O_DIRECT);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, io_uring_queue_init(4, &ring, 0));
+	sqe = io_uring_get_sqe(&ring);
+	io_uring_prep_read(sqe, fd, rbuf, 4096, 0);
+	ASSERT_EQ(1, io_uring_submit(&ring));
+	/* dispatched to the stopped daemon: its task work waits */
+	EXPECT_TRUE(uzc_cq_quiet(&ring, 200));
+
+	ASSERT_EQ(0, ptrace(PTRACE_DETACH, s->pid, 0, 0));
+	if (io_uring_wait_cqe_timeout(&ring, &cqe, &ts) == 0) {
+		res = cqe->res;
+		io_uring_cqe_seen(&ring, cqe);
+	}
+	EXPECT_EQ(-EIO, res);
+	EXPECT_TRUE(uzc_io_done(&s->io, UZC_DEADLINE_MS));
+	if (s->io.done)
+		EXPECT_EQ(-EIO, uzc_io_wait(&s->io));
+	uzc_srv_kill(s);
+	/* an open /dev/ublkbN would keep the device */
+	close(fd);
+	EXPECT_TRUE(uzc_deleted_within(&s->d, UZC_DEADLINE_MS));
+	io_uring_queue_exit(&ring);
+	free(rbuf);
 }
 
 struct lend_try {

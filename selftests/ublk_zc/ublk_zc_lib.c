@@ -211,6 +211,8 @@ const char *uzc_fused_unsupported(void)
 	return uzc_zc_missing();
 }
 
+unsigned int uzc_logical_bs_shift = 9;
+
 int uzc_dev_add(struct uzc_dev *d, __u64 flags, unsigned int depth,
 		unsigned int max_io, unsigned long long dev_size,
 		bool volatile_cache)
@@ -247,10 +249,10 @@ int uzc_dev_add(struct uzc_dev *d, __u64 flags, unsigned int depth,
 	p.len = sizeof(p);
 	p.types = UBLK_PARAM_TYPE_BASIC;
 	p.basic.attrs = volatile_cache ? UBLK_ATTR_VOLATILE_CACHE : 0;
-	p.basic.logical_bs_shift = 9;
+	p.basic.logical_bs_shift = uzc_logical_bs_shift;
 	p.basic.physical_bs_shift = 12;
 	p.basic.io_opt_shift = 12;
-	p.basic.io_min_shift = 9;
+	p.basic.io_min_shift = uzc_logical_bs_shift;
 	p.basic.max_sectors = max_io >> 9;
 	p.basic.dev_sectors = dev_size >> 9;
 	ret = uzc_ctrl_cmd(d, UBLK_U_CMD_SET_PARAMS, 0, &p, sizeof(p));
@@ -704,6 +706,47 @@ int uzc_loopback_up(void)
 			ret = -errno;
 	}
 	close(s);
+	return ret;
+}
+
+int uzc_tcp_full_pair(int *tx, int *rx)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	socklen_t sl = sizeof(sa);
+	int ls, small = 4096, ret = 0;
+	char fill[4096] = { 0 };
+
+	*tx = *rx = -1;
+	uzc_loopback_up();
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ls = socket(AF_INET, SOCK_STREAM, 0);
+	*tx = socket(AF_INET, SOCK_STREAM, 0);
+	if (ls < 0 || *tx < 0 ||
+	    /* small buffers both ways: a few pages fill them */
+	    setsockopt(ls, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small)) ||
+	    setsockopt(*tx, SOL_SOCKET, SO_SNDBUF, &small, sizeof(small)) ||
+	    bind(ls, (struct sockaddr *)&sa, sizeof(sa)) || listen(ls, 1) ||
+	    getsockname(ls, (struct sockaddr *)&sa, &sl) ||
+	    connect(*tx, (struct sockaddr *)&sa, sizeof(sa)))
+		goto fail;
+	*rx = accept(ls, NULL, NULL);
+	if (*rx < 0)
+		goto fail;
+	close(ls);
+	while (send(*tx, fill, sizeof(fill), MSG_DONTWAIT) > 0)
+		;
+	if (errno == EAGAIN)
+		return 0;
+	ls = -1;
+fail:
+	ret = -errno;
+	if (ls >= 0)
+		close(ls);
+	if (*tx >= 0)
+		close(*tx);
+	if (*rx >= 0)
+		close(*rx);
+	*tx = *rx = -1;
 	return ret;
 }
 

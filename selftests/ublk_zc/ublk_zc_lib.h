@@ -116,6 +116,8 @@ int uzc_dev_create(struct uzc_dev *d, __u64 flags, unsigned int depth,
 		   unsigned int max_io, unsigned long long dev_size,
 		   bool volatile_cache);
 /* the phases of uzc_dev_create, for a server living in another process */
+/* logical block size of the devices uzc_dev_add() makes (default 9) */
+extern unsigned int uzc_logical_bs_shift;
 int uzc_dev_add(struct uzc_dev *d, __u64 flags, unsigned int depth,
 		unsigned int max_io, unsigned long long dev_size,
 		bool volatile_cache);
@@ -203,6 +205,11 @@ size_t uzc_cmp(const void *a, const void *b, size_t len);
 
 /* bring the loopback interface up (a fresh guest has it down); -errno */
 int uzc_loopback_up(void);
+/*
+ * A connected TCP loopback pair whose sending side is full: a send on
+ * @tx parks until @rx reads (neither end is O_NONBLOCK). 0 or -errno.
+ */
+int uzc_tcp_full_pair(int *tx, int *rx);
 
 /*
  * A server in a child, for the lifetime cases: the daemon is killed (or
