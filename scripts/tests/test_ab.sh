@@ -98,7 +98,7 @@ ab() {
 }
 V=(--variants "base,splice-rsrc,fused")
 
-t_plan 18
+t_plan 20
 ab ok "${V[@]}"
 t_is "a complete run passes" "$?" 0 || t_diag "$(tail -n 5 "$T_TMP/ok.out")"
 t_ok "it says how n splits into boots x trials" \
@@ -108,9 +108,9 @@ t_is "boot 0 of every kernel: seed 1, boot 1: seed 3" \
 	"base 0 1,base 1 3,fused 0 1,fused 1 3,splice-rsrc 0 1,splice-rsrc 1 3,"
 t_is "each kernel measures the paths it must have" \
 	"$(sed -n 's/^run variant=\([^ ]*\) boot=0 .*paths=\(.*\)/\1 \2/p' "$T_TMP/ok.log" 2> /dev/null | sort | tr '\n' ' ')" \
-	"base copy,user_copy fused copy,fused splice-rsrc copy,user_copy,splice "
+	"base copy,user_copy,kernel fused copy,fused splice-rsrc copy,user_copy,splice "
 t_is "every trial reaches the comparison" \
-	"$(cat "$F"/build/results/*/trials-*.jsonl 2> /dev/null | wc -l)" $((2 * 2 * 2 * (2 + 2 + 3)))
+	"$(cat "$F"/build/results/*/trials-*.jsonl 2> /dev/null | wc -l)" $((2 * 2 * 2 * (3 + 2 + 3)))
 
 ab seeds --variants base,fused --boots 3 --trials 2 --seed 100
 t_is "--seed S: boot b of every kernel gets S + b*trials" \
@@ -144,6 +144,8 @@ STUB_PARTIAL="base:1" ab partial "${V[@]}"
 fails_naming $? "a lost trial record, guest exit 0" partial "base boot 2/2: path"
 STUB_LACKS="splice-rsrc:splice" ab lacks "${V[@]}"
 fails_naming $? "the series path skipped, guest exit 0" lacks "splice-rsrc boot 1/2: no trials of data path splice"
+STUB_LACKS="base:kernel" ab nokernel "${V[@]}"
+fails_naming $? "the in-kernel rows skipped (no md?), guest exit 0" nokernel "base boot 1/2: no trials of data path kernel"
 
 abtool=$TOP/tools/abtool/abtool
 if [ -x "$abtool" ]; then

@@ -45,6 +45,9 @@ static void usage(FILE *f)
 "      --configs A,B,...    only these configs, in this order (labels as\n"
 "                           --by prints them); the first is the baseline\n"
 "      --baseline LABEL     baseline column (default: the first seen)\n"
+"      --reference LABEL    also show every config as a fraction of this one\n"
+"                           (default: the first whose path is \"kernel\",\n"
+"                           the in-kernel driver; \"none\": no fractions)\n"
 "      --alpha A            significance level (default 0.05); CIs are\n"
 "                           at the exact level closest above 1 - A\n"
 "      --ci                 text: a confidence-interval table under each\n"
@@ -155,6 +158,7 @@ enum {
 	OPT_MIXED_ENV,
 	OPT_CI,
 	OPT_CONFIGS,
+	OPT_REFERENCE,
 };
 
 static const struct option long_options[] = {
@@ -170,6 +174,7 @@ static const struct option long_options[] = {
 	{ "allow-mixed-env", no_argument, NULL, OPT_MIXED_ENV },
 	{ "ci", no_argument, NULL, OPT_CI },
 	{ "configs", required_argument, NULL, OPT_CONFIGS },
+	{ "reference", required_argument, NULL, OPT_REFERENCE },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -224,6 +229,9 @@ static int parse_args(int argc, char **argv, struct compare_args *a)
 				return usage_error("--by wants variant, path, "
 						   "variant,path or file, not "
 						   "'%s'", optarg);
+			break;
+		case OPT_REFERENCE:
+			a->opts.reference = optarg;
 			break;
 		case OPT_BASELINE:
 			a->opts.baseline = optarg;

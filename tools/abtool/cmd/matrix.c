@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,15 +9,19 @@
 #include "size.h"
 
 /* docs/abtool.md, "The matrix": null/loop/mirror x 4K/64K/512K x
- * read/write, QD16; plus mirror-4 writes, where zero copy should matter
- * most. */
+ * read/write, QD16, on tmpfs files; mirror-4 writes, where zero copy
+ * should matter most; and loop and mirror-2 at 64K on ram disks too, so
+ * that the in-kernel rows (which need block devices under md) are seen
+ * on both media without doubling the run. */
 const char matrix_default[] =
 	"target=null,loop,mirror-2 rw=randread,randwrite bs=4k,64k,512k iodepth=16\n"
-	"target=mirror-4 rw=randwrite bs=64k,512k iodepth=16\n";
+	"target=mirror-4 rw=randwrite bs=64k,512k iodepth=16\n"
+	"target=loop,mirror-2 backing=brd rw=randread,randwrite bs=64k iodepth=16\n";
 
 const char matrix_quick[] =
 	"target=null rw=randread bs=4k iodepth=16\n"
-	"target=loop,mirror-2 rw=randwrite bs=64k iodepth=16\n";
+	"target=loop,mirror-2 rw=randwrite bs=64k iodepth=16\n"
+	"target=loop backing=brd rw=randwrite bs=64k iodepth=16\n";
 
 #define MAX_VALUES 16
 
@@ -54,6 +59,12 @@ static int set_value(struct matrix_cell *c, const char *key, const char *v)
 
 	if (!strcmp(key, "target"))
 		return parse_target(v, c);
+	if (!strcmp(key, "backing")) {
+		if (strcmp(v, "tmpfs") && strcmp(v, "brd"))
+			return -EINVAL;
+		snprintf(c->backing, sizeof(c->backing), "%s", v);
+		return 0;
+	}
 	if (!strcmp(key, "rw"))
 		return wl_rw_parse(v, &c->rw);
 	if (!strcmp(key, "bs")) {
@@ -71,6 +82,13 @@ static int set_value(struct matrix_cell *c, const char *key, const char *v)
 	return -ENOENT;
 }
 
+static bool cell_equal(const struct matrix_cell *a, const struct matrix_cell *b)
+{
+	return !strcmp(a->target, b->target) && a->legs == b->legs &&
+	       !strcmp(a->backing, b->backing) && a->rw == b->rw &&
+	       a->bs == b->bs && a->iodepth == b->iodepth && a->jobs == b->jobs;
+}
+
 /* Append the product of axes[i..] on top of the partial cell base. */
 static int expand(struct matrix *m, struct axis *axes, int nr, int i,
 		  struct matrix_cell base, char *err, size_t errlen, int line)
@@ -78,6 +96,12 @@ static int expand(struct matrix *m, struct axis *axes, int nr, int i,
 	int j, ret;
 
 	if (i == nr) {
+		/* null has no media: its backing values collapse to one cell */
+		if (!base.legs)
+			base.backing[0] = '\0';
+		for (j = 0; j < (int)m->nr; j++)
+			if (cell_equal(&m->cells[j], &base))
+				return 0;
 		if (m->nr == MATRIX_MAX_CELLS) {
 			snprintf(err, errlen, "line %d: more than %d cells",
 				 line, MATRIX_MAX_CELLS);
@@ -108,7 +132,7 @@ static int parse_line(struct matrix *m, char *s, int line, char *err,
 		      size_t errlen)
 {
 	struct matrix_cell base = {
-		.target = "null", .rw = WL_RW_RANDREAD, .bs = 4096,
+		.target = "null", .backing = "tmpfs", .rw = WL_RW_RANDREAD, .bs = 4096,
 		.iodepth = 16, .jobs = 1,
 	};
 	struct axis axes[8];
@@ -198,10 +222,13 @@ int matrix_parse_file(struct matrix *m, const char *path, char *err,
 
 void matrix_cell_name(const struct matrix_cell *c, char *buf, size_t len)
 {
-	char legs[16] = "";
+	char legs[32] = "";
 
 	if (c->legs > 1)
 		snprintf(legs, sizeof(legs), "-%u", c->legs);
+	if (*c->backing)
+		snprintf(legs + strlen(legs), sizeof(legs) - strlen(legs),
+			 "@%s", c->backing);
 	if (c->bs % (1u << 20) == 0)
 		snprintf(buf, len, "%s%s %s %uM qd%u", c->target, legs,
 			 wl_rw_name(c->rw), c->bs >> 20, c->iodepth);

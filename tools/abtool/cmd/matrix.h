@@ -2,9 +2,13 @@
 /*
  * A run matrix: lines of "key=v1,v2,... key=..." where each line stands
  * for the cartesian product of its values.  Keys: target (null, loop,
- * mirror-N, stripe-N), rw, bs, iodepth, jobs.  '#' starts a comment.
+ * mirror-N, stripe-N), backing (tmpfs, brd: the media under loop, mirror
+ * and stripe), rw, bs, iodepth, jobs.  '#' starts a comment.  A null cell
+ * has no backing, so "target=null backing=tmpfs,brd" is one cell: the
+ * product keeps each distinct cell once.
  *
  *   target=null,loop,mirror-2 rw=randread,randwrite bs=4k,64k iodepth=16
+ *   target=loop backing=tmpfs,brd rw=randwrite bs=64k
  */
 #ifndef ABTOOL_MATRIX_H
 #define ABTOOL_MATRIX_H
@@ -19,6 +23,7 @@
 struct matrix_cell {
 	char target[16];	/* null, loop, mirror, stripe */
 	unsigned int legs;	/* backings: 0 for null, 1 for loop */
+	char backing[8];	/* "tmpfs" (default) or "brd"; "" for null */
 	enum wl_rw rw;
 	uint32_t bs;
 	unsigned int iodepth;
@@ -38,7 +43,7 @@ extern const char matrix_quick[];
 int matrix_parse(struct matrix *m, const char *text, char *err, size_t errlen);
 int matrix_parse_file(struct matrix *m, const char *path, char *err,
 		      size_t errlen);
-/* "mirror-2 randwrite 64K qd16" */
+/* "mirror-2 randwrite 64K qd16", "loop@brd randread 4K qd16" */
 void matrix_cell_name(const struct matrix_cell *c, char *buf, size_t len);
 
 #endif

@@ -5,7 +5,9 @@
  * trial i's workloads use seed --seed + i on every cell and path),
  * start a ublk server in a child process, warm up, run the workload while
  * counting the server's CPU and SQEs, stop the server, and append one
- * trial record (JSON line) to the output.
+ * trial record (JSON line) to the output.  The row "kernel" does the
+ * same on the in-kernel driver for the cell's target (kdev.h) on the
+ * same media: the baseline each ublk path is a fraction of.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -21,7 +23,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "backing.h"
 #include "counters.h"
+#include "kdev.h"
 #include "matrix.h"
 #include "perf_stat.h"
 #include "results.h"
@@ -43,9 +47,38 @@ struct run_opts {
 	const struct ublk_path_ops *paths[UBLK_MAX_PATHS];
 	bool path_skipped[UBLK_MAX_PATHS];
 	unsigned int nr_paths;
-	char backings[UBLK_MAX_BACKINGS][256];
-	unsigned int nr_backings;
+	struct backing_set media[2];	/* tmpfs, brd: as the cells need */
+	unsigned int nr_media;
 };
+
+/*
+ * The in-kernel row, "kernel", sits in the path list beside the ublk
+ * paths so that it takes part in the ABBA order and the skip rules; it
+ * has no ublk ops: run_one() hands it to run_one_kernel().
+ */
+static const struct ublk_path_ops kernel_row = {
+	.name = "kernel",
+	.help = "the in-kernel driver doing the target's job (null_blk, loop "
+		"dio, md raid1/raid0) on the same media",
+};
+
+/* Queue depth of a cell's device: ublk's and null_blk's alike. */
+static unsigned int cell_depth(const struct matrix_cell *c)
+{
+	return c->iodepth * c->jobs < 16 ? 16 : c->iodepth * c->jobs;
+}
+
+/* The backings of @c's medium; NULL for null (none) or one not made. */
+static const struct backing_set *cell_media(const struct run_opts *o,
+					    const struct matrix_cell *c)
+{
+	unsigned int i;
+
+	for (i = 0; i < o->nr_media; i++)
+		if (!strcmp(backing_name(o->media[i].kind), c->backing))
+			return &o->media[i];
+	return NULL;
+}
 
 /* What one trial measured, beyond the workload's own result. */
 struct server_sample {
@@ -79,7 +112,7 @@ server_child(const struct run_opts *o, const struct matrix_cell *c,
 {
 	struct ublk_dev_config cfg = {
 		.target = c->target, .path = path->name, .nr_queues = 1,
-		.depth = c->iodepth * c->jobs < 16 ? 16 : c->iodepth * c->jobs,
+		.depth = cell_depth(c),
 		.max_io_bytes = c->bs > (512u << 10) ? c->bs : 512u << 10,
 		.shared_stats = shared,
 	};
@@ -90,9 +123,11 @@ server_child(const struct run_opts *o, const struct matrix_cell *c,
 
 	signal(SIGINT, SIG_IGN);
 	signal(SIGTERM, server_on_signal);
+	const struct backing_set *media = cell_media(o, c);
+
 	cfg.tgt.size = o->backing_size * (!strcmp(c->target, "stripe") ? c->legs : 1);
-	for (i = 0; i < c->legs; i++)
-		cfg.tgt.backing[cfg.tgt.nr_backing++] = o->backings[i];
+	for (i = 0; i < c->legs && media; i++)
+		cfg.tgt.backing[cfg.tgt.nr_backing++] = media->path[i];
 	if (!d)
 		_exit(1);
 	ret = ublk_dev_create(d, &cfg, err, sizeof(err));
@@ -146,9 +181,9 @@ static void stats_delta(const struct ublk_stats *a, const struct ublk_stats *b,
 }
 
 static void fill_trial(const struct run_opts *o, const struct matrix_cell *c,
-		       const struct ublk_path_ops *path, unsigned int nr,
-		       const struct wl_result *r, const struct server_sample *s,
-		       struct trial *t)
+		       const struct ublk_path_ops *path, const char *driver,
+		       unsigned int nr, const struct wl_result *r,
+		       const struct server_sample *s, struct trial *t)
 {
 	double ios = r->ios ? (double)r->ios : 1;
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
@@ -162,6 +197,7 @@ static void fill_trial(const struct run_opts *o, const struct matrix_cell *c,
 	snprintf(t->kernel, sizeof(t->kernel), "%.63s", u.release);
 	snprintf(t->flavor, sizeof(t->flavor), "%s", o->flavor);
 	snprintf(t->path, sizeof(t->path), "%s", path->name);
+	snprintf(t->driver, sizeof(t->driver), "%s", driver ? driver : "");
 	snprintf(t->clock, sizeof(t->clock), "%s", o->clock);
 	snprintf(t->accel, sizeof(t->accel), "%s", o->accel);
 	snprintf(t->host, sizeof(t->host), "%.63s", u.nodename);
@@ -171,6 +207,7 @@ static void fill_trial(const struct run_opts *o, const struct matrix_cell *c,
 	t->cpus = cpus > 0 ? (int)cpus : 0;
 	snprintf(t->cell.target, sizeof(t->cell.target), "%s", c->target);
 	t->cell.legs = c->legs ? c->legs : 1;
+	snprintf(t->cell.backing, sizeof(t->cell.backing), "%s", c->backing);
 	snprintf(t->cell.rw, sizeof(t->cell.rw), "%s", wl_rw_name(c->rw));
 	t->cell.bs = c->bs;
 	t->cell.iodepth = c->iodepth;
@@ -239,6 +276,71 @@ static void spec_for_cell(const struct run_opts *o, const struct matrix_cell *c,
 	spec->direct = true;
 }
 
+/*
+ * One trial of one cell on the in-kernel driver: set it up on the
+ * cell's media, warm up, measure, tear down.  No server: the server
+ * metrics stay out, the workload's own CPU time holds the driver's.
+ * 0, 4 (this kernel lacks the driver) or -1.
+ */
+static int run_one_kernel(struct run_opts *o, const struct matrix_cell *c,
+			  unsigned int nr, unsigned int step, unsigned int steps)
+{
+	const struct backing_set *media = cell_media(o, c);
+	struct kdev_config kc = {
+		.size = o->backing_size, .depth = cell_depth(c),
+	};
+	struct server_sample none = { 0 };
+	char name[64], err[256] = "";
+	struct wl_result res;
+	struct wl_spec spec;
+	struct kdev d;
+	struct trial t;
+	unsigned int i;
+	int ret;
+
+	matrix_cell_name(c, name, sizeof(name));
+	for (i = 0; i < c->legs && media; i++)
+		kc.backing[kc.nr_backing++] = media->path[i];
+	ret = kdev_create(&d, c->target, &kc, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "abtool run: kernel %s: %s\n", name, err);
+		kdev_destroy(&d);
+		if (ret == -EOPNOTSUPP) {
+			fprintf(stderr, "abtool run: skip path kernel on this "
+				"kernel\n");
+			return 4;
+		}
+		return -1;
+	}
+	ret = -1;
+	if (o->ramp_ms) {
+		spec_for_cell(o, c, nr, o->ramp_ms, &spec);
+		spec.verify = false;
+		if (wl_run(d.dev, &spec, &res, err, sizeof(err))) {
+			fprintf(stderr, "abtool run: warm-up on %s: %s\n", d.dev, err);
+			goto out;
+		}
+	}
+	spec_for_cell(o, c, nr, o->runtime_ms, &spec);
+	if (wl_run(d.dev, &spec, &res, err, sizeof(err))) {
+		fprintf(stderr, "abtool run: kernel %s (%s): %s\n", name, d.dev, err);
+		goto out;
+	}
+	fill_trial(o, c, &kernel_row, d.driver, nr, &res, &none, &t);
+	ret = results_write_trial(o->out, &t) ? -1 : 0;
+	fflush(o->out);
+	trial_release(&t);
+	fprintf(stderr, "[%u/%u] %s/kernel %-26s %10.0f IOPS  p99 %7.0f us  (%s)%s\n",
+		step, steps, o->variant, name, res.iops, res.lat_all.p99_ns / 1e3,
+		d.driver, o->verify ? (res.verify_errors ? "  VERIFY ERRORS" :
+		"  verified") : "");
+	if (o->verify && res.verify_errors)
+		ret = -1;
+out:
+	kdev_destroy(&d);
+	return ret;
+}
+
 /* One trial of one cell on one path; 0, 4 (path unsupported) or -1. */
 static int run_one(struct run_opts *o, const struct matrix_cell *c,
 		   unsigned int pi, unsigned int nr, unsigned int step,
@@ -256,6 +358,8 @@ static int run_one(struct run_opts *o, const struct matrix_cell *c,
 	pid_t pid;
 	struct trial t;
 
+	if (path == &kernel_row)
+		return run_one_kernel(o, c, nr, step, steps);
 	matrix_cell_name(c, name, sizeof(name));
 	shared = mmap(NULL, sizeof(*shared), PROT_READ | PROT_WRITE,
 		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -330,7 +434,7 @@ static int run_one(struct run_opts *o, const struct matrix_cell *c,
 		ret = -1;
 		goto stop;
 	}
-	fill_trial(o, c, path, nr, &res, &sd, &t);
+	fill_trial(o, c, path, NULL, nr, &res, &sd, &t);
 	ret = results_write_trial(o->out, &t) ? -1 : 0;
 	fflush(o->out);
 	trial_release(&t);
@@ -355,42 +459,39 @@ stop:
 	return ret;
 }
 
-/* Backing files on workdir, filled so reads touch real pages. */
-static int make_backings(struct run_opts *o, unsigned int nr)
+/*
+ * The media the matrix needs, each with as many backings as its widest
+ * cell has legs; filled so that reads touch real pages.
+ */
+static int make_backings(struct run_opts *o)
 {
-	static char chunk[1 << 20];
-	unsigned int i;
-	uint64_t off;
+	static const char *const names[] = { "tmpfs", "brd" };
+	char err[256] = "";
+	unsigned int k, i, legs;
 
-	memset(chunk, 0x5a, sizeof(chunk));
-	for (i = 0; i < nr; i++) {
-		int fd;
-
-		snprintf(o->backings[i], sizeof(o->backings[i]),
-			 "%s/abtool-backing-%u", o->workdir, i);
-		fd = open(o->backings[i], O_RDWR | O_CREAT | O_TRUNC, 0600);
-		if (fd < 0) {
-			fprintf(stderr, "abtool run: cannot create %s: %s\n",
-				o->backings[i], strerror(errno));
+	for (k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
+		for (legs = 0, i = 0; i < o->matrix.nr; i++)
+			if (!strcmp(o->matrix.cells[i].backing, names[k]) &&
+			    o->matrix.cells[i].legs > legs)
+				legs = o->matrix.cells[i].legs;
+		if (!legs)
+			continue;
+		if (backing_prepare(&o->media[o->nr_media++],
+				    backing_find(names[k]), legs,
+				    o->backing_size, o->workdir, err,
+				    sizeof(err))) {
+			fprintf(stderr, "abtool run: backing=%s: %s\n",
+				names[k], err);
 			return -1;
 		}
-		for (off = 0; off < o->backing_size; off += sizeof(chunk))
-			if (pwrite(fd, chunk, sizeof(chunk), off) != sizeof(chunk)) {
-				fprintf(stderr, "abtool run: cannot fill %s: %s\n",
-					o->backings[i], strerror(errno));
-				close(fd);
-				return -1;
-			}
-		close(fd);
 	}
-	o->nr_backings = nr;
 	return 0;
 }
 
 static void remove_backings(struct run_opts *o)
 {
-	while (o->nr_backings)
-		unlink(o->backings[--o->nr_backings]);
+	while (o->nr_media)
+		backing_release(&o->media[--o->nr_media]);
 }
 
 static void run_usage(FILE *f)
@@ -401,12 +502,13 @@ static void run_usage(FILE *f)
 "  -o, --output FILE     append trial records here (default stdout)\n"
 "      --matrix FILE     run matrix (key=v1,v2 lines); default: built in\n"
 "      --quick           the built-in quick matrix\n"
-"  -p, --paths LIST      data paths, comma separated (default: all)\n"
+"  -p, --paths LIST      data paths, comma separated (default: all); \"kernel\"\n"
+"                        is the in-kernel driver doing the cell's job\n"
 "  -n, --trials N        trials per cell and path (default 3)\n"
 "      --runtime DUR     measured time per trial (default 2s)\n"
 "      --ramp DUR        warm-up before each trial (default 100ms)\n"
 "      --size SIZE       size of each backing file (default 64M)\n"
-"      --workdir DIR     where backing files go (default /tmp)\n"
+"      --workdir DIR     where backing files go, a tmpfs (default /tmp)\n"
 "      --seed N          workload seed of trial 0; trial i uses N + i on every\n"
 "                        cell and path (default 1)\n"
 "      --verify          check every byte read (checksummed patterns)\n"
@@ -437,7 +539,8 @@ static int parse_paths(struct run_opts *o, char *list)
 
 	o->nr_paths = 0;
 	for (tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		const struct ublk_path_ops *p = ublk_path_find(tok);
+		const struct ublk_path_ops *p = !strcmp(tok, kernel_row.name) ?
+						&kernel_row : ublk_path_find(tok);
 
 		if (!p) {
 			fprintf(stderr, "abtool run: unknown data path '%s'\n", tok);
@@ -488,7 +591,7 @@ int cmd_run(int argc, char **argv)
 	};
 	struct run_opts *o = calloc(1, sizeof(*o));
 	const char *matrix_file = NULL, *output = NULL;
-	unsigned int i, j, k, tr, maxlegs = 0, step = 0, steps;
+	unsigned int i, j, k, tr, step = 0, steps;
 	bool quick = false, dry_run = false;
 	char err[256] = "";
 	uint64_t v;
@@ -508,6 +611,7 @@ int cmd_run(int argc, char **argv)
 	o->seed = 1;
 	for (i = 0; i < ublk_nr_paths; i++)
 		o->paths[o->nr_paths++] = ublk_paths[i];
+	o->paths[o->nr_paths++] = &kernel_row;
 
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "o:p:n:h", opts, NULL)) != -1) {
@@ -562,6 +666,7 @@ int cmd_run(int argc, char **argv)
 		case 'L':
 			for (i = 0; i < ublk_nr_paths; i++)
 				printf("%s\n", ublk_paths[i]->name);
+			printf("%s\n", kernel_row.name);
 			return 0;
 		case 'D': dry_run = true; break;
 		case 'h': run_usage(stdout); return 0;
@@ -618,11 +723,10 @@ int cmd_run(int argc, char **argv)
 	ublk_cleanup_stale(stderr);
 	signal(SIGINT, on_interrupt);
 	signal(SIGTERM, on_interrupt);
-	for (i = 0; i < o->matrix.nr; i++)
-		if (o->matrix.cells[i].legs > maxlegs)
-			maxlegs = o->matrix.cells[i].legs;
-	if (make_backings(o, maxlegs))
+	if (make_backings(o)) {
+		remove_backings(o);
 		return 1;
+	}
 
 	steps = o->trials * o->matrix.nr * o->nr_paths;
 	ret = 0;

@@ -198,6 +198,7 @@ static int parse_cell(struct json_object *obj, struct trial_cell *c,
 		return fail(err, errlen, "cell: expected an object");
 	if (get_string(obj, w, "target", c->target, err, errlen) ||
 	    get_uint32(obj, w, "legs", &c->legs, err, errlen) ||
+	    get_string(obj, w, "backing", c->backing, err, errlen) ||
 	    get_string(obj, w, "rw", c->rw, err, errlen) ||
 	    get_uint(obj, w, "bs", 1ULL << 53, &c->bs, err, errlen) ||
 	    get_uint32(obj, w, "iodepth", &c->iodepth, err, errlen) ||
@@ -244,6 +245,7 @@ static int parse_record(struct json_object *obj, struct trial *t,
 		{ "kernel", offsetof(struct trial, kernel) },
 		{ "flavor", offsetof(struct trial, flavor) },
 		{ "path", offsetof(struct trial, path) },
+		{ "driver", offsetof(struct trial, driver) },
 		{ "clock", offsetof(struct trial, clock) },
 		{ "accel", offsetof(struct trial, accel) },
 		{ "host", offsetof(struct trial, host) },
@@ -439,6 +441,7 @@ static struct json_object *cell_to_json(const struct trial_cell *c)
 
 	add_string(obj, "target", c->target);
 	json_object_object_add(obj, "legs", json_object_new_int64(c->legs));
+	add_string(obj, "backing", c->backing);
 	add_string(obj, "rw", c->rw);
 	json_object_object_add(obj, "bs",
 			       json_object_new_int64((int64_t)c->bs));
@@ -460,6 +463,7 @@ struct json_object *results_trial_to_json(const struct trial *t)
 	add_string(obj, "kernel", t->kernel);
 	add_string(obj, "flavor", t->flavor);
 	add_string(obj, "path", t->path);
+	add_string(obj, "driver", t->driver);
 	add_string(obj, "clock", t->clock);
 	add_string(obj, "accel", t->accel);
 	add_string(obj, "host", t->host);

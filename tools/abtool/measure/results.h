@@ -8,6 +8,8 @@
  *    "host":"h","date":"2026-12-03T10:00:00Z","boot":0,"trial":0,"cpus":1,
  *    "cell":{"target":"null","legs":1,"rw":"randread","bs":4096,
  *            "iodepth":16,"jobs":1},
+ *    (an in-kernel row: "path":"kernel","driver":"md-raid1"; a cell on
+ *     media: "cell":{"target":"mirror","legs":2,"backing":"brd",...})
  *    "metrics":{"iops":60123.0,"lat_p99_us":410.0,...}}
  *
  * Only "schema" and "metrics" are required; "metrics" is an open map of
@@ -30,6 +32,7 @@ struct json_object;
 struct trial_cell {
 	char target[TRIAL_STR_MAX];	/* null, loop, mirror, stripe */
 	unsigned int legs;		/* 1 unless mirror/stripe */
+	char backing[TRIAL_STR_MAX];	/* tmpfs, brd; "": none or unrecorded */
 	char rw[TRIAL_STR_MAX];		/* read, write, randread, ... */
 	uint64_t bs;			/* bytes */
 	unsigned int iodepth;
@@ -45,7 +48,8 @@ struct trial {
 	char variant[TRIAL_STR_MAX];	/* kernel variant */
 	char kernel[TRIAL_STR_MAX];	/* uname -r */
 	char flavor[TRIAL_STR_MAX];	/* perf | debug */
-	char path[TRIAL_STR_MAX];	/* data path */
+	char path[TRIAL_STR_MAX];	/* data path; "kernel": in-kernel driver */
+	char driver[TRIAL_STR_MAX];	/* that driver ("md-raid1"); "" for ublk */
 	char clock[TRIAL_STR_MAX];	/* wall | icount */
 	char accel[TRIAL_STR_MAX];	/* tcg | kvm | native */
 	char host[TRIAL_STR_MAX];

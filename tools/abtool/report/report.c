@@ -132,6 +132,8 @@ static int env_add(struct report_env *env, const struct trial *t)
 	    strlist_add(&env->flavors, or_unknown(t->flavor)) < 0 ||
 	    strlist_add(&env->hosts, or_unknown(t->host)) < 0)
 		return -ENOMEM;
+	if (*t->driver && strlist_add(&env->drivers, t->driver) < 0)
+		return -ENOMEM;
 	if (t->cpus > 0) {
 		char n[16];
 
@@ -156,6 +158,7 @@ static void env_free(struct report_env *env)
 	strlist_free(&env->flavors);
 	strlist_free(&env->hosts);
 	strlist_free(&env->cpus);
+	strlist_free(&env->drivers);
 }
 
 /* ---- labels ---- */
@@ -177,10 +180,14 @@ static void fmt_bytes(uint64_t b, char *buf, size_t len)
 
 void report_cell_label(const struct trial_cell *c, char *buf, size_t len)
 {
-	char bs[32] = "", legs[16] = "", qd[16] = "", jobs[16] = "";
+	char bs[32] = "", legs[16 + TRIAL_STR_MAX] = "", qd[16] = "", jobs[16] = "";
 
 	if (c->legs > 1)
 		snprintf(legs, sizeof(legs), "-%u", c->legs);
+	/* the media, as abtool run names its cells: "loop@brd" */
+	if (*c->backing)
+		snprintf(legs + strlen(legs), sizeof(legs) - strlen(legs),
+			 "@%s", c->backing);
 	if (c->bs) {
 		bs[0] = ' ';
 		fmt_bytes(c->bs, bs + 1, sizeof(bs) - 1);
@@ -414,6 +421,7 @@ struct placement {
 static bool cell_equal(const struct trial_cell *a, const struct trial_cell *b)
 {
 	return !strcmp(a->target, b->target) && a->legs == b->legs &&
+	       !strcmp(a->backing, b->backing) &&
 	       !strcmp(a->rw, b->rw) && a->bs == b->bs &&
 	       a->iodepth == b->iodepth && a->jobs == b->jobs;
 }
@@ -970,6 +978,126 @@ static int build_metric(struct report *r, const struct trial_set *set,
 static int build(const struct trial_set *set, const struct report_opts *opts,
 		 struct report **out, char *err, size_t errlen);
 
+/* Is column label @label the in-kernel driver's, for grouping @by? */
+static bool is_kernel_label(const char *label, enum report_by by)
+{
+	const char *slash = strrchr(label, '/');
+
+	if (by == REPORT_BY_PATH)
+		return !strcmp(label, REPORT_REF_PATH);
+	return by == REPORT_BY_VARIANT_PATH && slash &&
+	       !strcmp(slash + 1, REPORT_REF_PATH);
+}
+
+/* The reference's column in @r: 0 or more, -1 for none, or an error. */
+static ssize_t find_reference(const struct report *r,
+			      const struct report_opts *opts,
+			      char *err, size_t errlen)
+{
+	struct strlist l = { NULL, 0 };
+	char list[512];
+	size_t c;
+
+	if (opts->reference && !strcmp(opts->reference, "none"))
+		return -1;
+	for (c = 0; c < r->nr_columns; c++) {
+		const char *label = r->columns[c].label;
+
+		if (opts->reference ? !strcmp(label, opts->reference) :
+		    is_kernel_label(label, r->by))
+			return (ssize_t)c;
+	}
+	if (!opts->reference)
+		return -1;
+	for (c = 0; c < r->nr_columns; c++)
+		if (strlist_add(&l, r->columns[c].label) < 0)
+			break;
+	report_join(&l, ", ", list, sizeof(list));
+	strlist_free(&l);
+	return set_err(err, errlen, -EINVAL,
+		    "reference '%s' is not a config (configs: %s)",
+		    opts->reference, list);
+}
+
+/*
+ * The comparison against the reference: the same trials and metrics
+ * with the reference as baseline.  A separate report, so that every
+ * number in it (test, BH family, CI) comes from the code that makes the
+ * main table.
+ */
+static int build_reference(const struct trial_set *set,
+			   const struct report_opts *opts, struct report *r,
+			   char *err, size_t errlen)
+{
+	struct report_opts o = *opts;
+	ssize_t ref = find_reference(r, opts, err, errlen);
+	size_t c, k;
+	int ret;
+
+	if (ref < -1)
+		return (int)ref;
+	if (ref < 0 || r->nr_columns < 2)
+		return 0;
+	o.baseline = r->columns[ref].label;
+	o.reference = "none";
+	o.command = NULL;
+	ret = build(set, &o, &r->ref, err, errlen);
+	if (ret)
+		return ret;
+	r->ref_column = (size_t)ref;
+	r->ref_map = calloc(r->nr_columns, sizeof(*r->ref_map));
+	if (!r->ref_map)
+		return set_err(err, errlen, -ENOMEM, "out of memory");
+	for (c = 0; c < r->nr_columns; c++)
+		for (k = 0; k < r->ref->nr_columns; k++)
+			if (!strcmp(r->columns[c].label,
+				    r->ref->columns[k].label))
+				r->ref_map[c] = k;
+	return 0;
+}
+
+const struct report_entry *report_ref_entry(const struct report *r,
+					    size_t metric, size_t cell,
+					    size_t column)
+{
+	if (!r->ref)
+		return NULL;
+	return report_entry(r->ref, &r->ref->metrics[metric], cell,
+			    r->ref_map[column]);
+}
+
+void report_fraction(const struct report_entry *e, double ref_median,
+		     double *frac, double *lo, double *hi)
+{
+	*frac = *lo = *hi = NAN;
+	if (!e->sum.n || !(ref_median > 0))
+		return;
+	*frac = e->sum.median / ref_median;
+	if (!isnan(e->ci_lo_pct) && !isnan(e->ci_hi_pct)) {
+		*lo = 1 + e->ci_lo_pct / 100;
+		*hi = 1 + e->ci_hi_pct / 100;
+	}
+}
+
+void report_fmt_fraction(const struct report_entry *e, double ref_median,
+			 char *buf, size_t len)
+{
+	double f, lo, hi;
+	const char *mark = "";
+
+	report_fraction(e, ref_median, &f, &lo, &hi);
+	if (e->verdict == REPORT_NO_DATA || isnan(f)) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	if (e->verdict == REPORT_NOT_SIGNIFICANT)
+		mark = "~";
+	else if (e->verdict == REPORT_N_TOO_SMALL)
+		mark = "~*";
+	/* two decimals, three below 0.1: a fraction, not a change */
+	snprintf(buf, len, "%.*f%s", f < 0.0995 ? 3 : 2, f, mark);
+}
+
 int report_build(const struct trial_set *all, const struct report_opts *opts,
 		 struct report **out, char *err, size_t errlen)
 {
@@ -1042,6 +1170,8 @@ static int build(const struct trial_set *set, const struct report_opts *opts,
 	r->nr_metrics = names.nr;	/* zeroed: report_free() copes */
 	for (i = 0; i < names.nr && !ret; i++)
 		ret = build_metric(r, set, where, names.v[i], &r->metrics[i]);
+	if (!ret)
+		ret = build_reference(set, opts, r, err, errlen);
 out:
 	strlist_free(&names);
 	free(where);
@@ -1061,6 +1191,8 @@ void report_free(struct report *r)
 
 	if (!r)
 		return;
+	report_free(r->ref);
+	free(r->ref_map);
 	for (i = 0; i < r->nr_metrics; i++) {
 		struct report_metric *m = &r->metrics[i];
 

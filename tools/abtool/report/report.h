@@ -17,6 +17,13 @@
  * alpha (2 / C(nx + ny, nx) > alpha, or fewer than 3 trials on a side),
  * the entry is "n too small" rather than "not significant".
  *
+ * When a config is the in-kernel driver doing the cells' job (path
+ * "kernel", or --reference names one), the report also carries the
+ * same comparison made against it (report->ref): each config's median
+ * as a fraction of the in-kernel driver's, with the same test, BH
+ * adjustment (its own family) and CI, so a ublk number reads as "0.41
+ * of null_blk".
+ *
  * Output formats live one per file (report_text.c, ...) behind
  * struct report_format; adding one is a file plus an entry in
  * report_formats[] (report.c).
@@ -57,7 +64,15 @@ struct report_opts {
 	size_t nr_configs;
 	bool show_ci;			/* text: a CI table under each table */
 	const char *command;		/* printed in the header; NULL: none */
+	/*
+	 * The config every other is shown as a fraction of; NULL: the
+	 * first config whose path is "kernel" (the in-kernel driver), if
+	 * any; "none": no fractions.
+	 */
+	const char *reference;
 };
+
+#define REPORT_REF_PATH		"kernel"	/* abtool run's in-kernel rows */
 
 /* A set of distinct strings, in first-seen order. */
 struct strlist {
@@ -70,6 +85,7 @@ struct report_env {
 	struct strlist kernels;		/* "variant release" */
 	struct strlist clocks, accels, flavors, hosts;
 	struct strlist cpus;		/* "1", "2": vCPUs; empty: unrecorded */
+	struct strlist drivers;		/* in-kernel drivers of "kernel" rows */
 	char date_first[TRIAL_STR_MAX], date_last[TRIAL_STR_MAX];
 };
 
@@ -141,6 +157,15 @@ struct report {
 	size_t nr_cells;
 	struct report_metric *metrics;
 	size_t nr_metrics;
+	/*
+	 * The same trials with the reference config as baseline (its
+	 * column 0), or NULL.  Its metrics are this report's, in the same
+	 * order; ref_map[c] is the column in @ref of this report's column
+	 * c, and ref_column the reference's column here.
+	 */
+	struct report *ref;
+	size_t *ref_map;
+	size_t ref_column;
 };
 
 struct report_format {
@@ -225,6 +250,25 @@ void report_fmt_pct(double pct, char *buf, size_t len);
 /* "97.1%" or "90.0..97.1%": the CI levels of a table */
 void report_fmt_levels(const struct report_metric *m, char *buf,
 		       size_t len);
+/*
+ * The entry of @column for cell @cell of metric @metric in the
+ * comparison against the reference (its verdict, p, q and CI are
+ * against the reference), or NULL when the report has none.
+ */
+const struct report_entry *report_ref_entry(const struct report *r,
+					    size_t metric, size_t cell,
+					    size_t column);
+/*
+ * The entry's median as a fraction of the reference's @ref_median, and
+ * its CI as fractions (1 + the Hodges-Lehmann CI in % / 100); NaN where
+ * not compared or the reference's median is not positive.
+ */
+void report_fraction(const struct report_entry *e, double ref_median,
+		     double *frac, double *lo, double *hi);
+/* "0.41" significant, "0.98~" not, "0.41~*" n too small, "-" no data */
+void report_fmt_fraction(const struct report_entry *e, double ref_median,
+			 char *buf, size_t len);
+
 /* Fewest trials per config (same on both sides) that can reach @alpha. */
 size_t report_min_trials(double alpha);
 /* mkdir -p */

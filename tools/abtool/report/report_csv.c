@@ -21,6 +21,8 @@ static const char *const columns[] = {
 	"kernels", "flavor", "host", "date_first", "date_last",
 	"q_value", "p_adjust", "hl_shift_pct", "ci_lo_pct", "ci_hi_pct",
 	"ci_level", "boots", "trials_per_boot", "command",
+	"ref_config", "ref_fraction", "ref_verdict", "ref_p_value",
+	"ref_q_value", "ref_ci_lo", "ref_ci_hi", "backing",
 };
 
 /* Quote when needed, doubling quotes. */
@@ -85,6 +87,13 @@ static void put_stats(FILE *out, const struct report_entry *e, size_t col)
 	put_field(out, report_verdict_name(e->verdict), false);
 }
 
+/* Empty fields, one per column from @from to @to (exclusive). */
+static void put_empty(FILE *out, size_t from, size_t to)
+{
+	for (; from < to; from++)
+		put_field(out, "", false);
+}
+
 /* The columns added after date_last. */
 static void put_extra(FILE *out, const struct report *r,
 		      const struct report_entry *e, size_t c)
@@ -105,6 +114,43 @@ static void put_extra(FILE *out, const struct report *r,
 	report_fmt_n(col->per_boot_min, col->per_boot_max, n, sizeof(n));
 	put_field(out, col->boots_known ? n : "", false);
 	put_field(out, r->command ? r->command : "", false);
+}
+
+/*
+ * The columns against the reference config (the in-kernel driver):
+ * median / its median, the test against it, the CI as fractions.  Cell
+ * @i == nr_cells is the geomean row.  Empty without a reference.
+ */
+static void put_ref(FILE *out, const struct report *r, size_t k, size_t i,
+		    size_t c)
+{
+	const struct report_entry *e, *ref;
+	double f, lo, hi;
+	bool compared;
+
+	if (!r->ref) {
+		put_empty(out, 0, 7);
+		return;
+	}
+	put_field(out, r->columns[r->ref_column].label, false);
+	if (i == r->nr_cells) {
+		double pct = r->ref->metrics[k].geomean_pct[r->ref_map[c]];
+
+		put_num(out, c == r->ref_column ? NAN : 1 + pct / 100);
+		put_field(out, c == r->ref_column ? "" : "geomean", false);
+		put_empty(out, 0, 4);
+		return;
+	}
+	e = report_ref_entry(r, k, i, c);
+	ref = report_ref_entry(r, k, i, r->ref_column);
+	report_fraction(e, ref->sum.median, &f, &lo, &hi);
+	compared = c != r->ref_column && e->verdict != REPORT_NO_DATA;
+	put_num(out, f);
+	put_field(out, report_verdict_name(e->verdict), false);
+	put_num(out, compared ? e->mwu.p : NAN);
+	put_num(out, compared ? e->q : NAN);
+	put_num(out, lo);
+	put_num(out, hi);
 }
 
 static void put_row(FILE *out, const struct report *r,
@@ -135,14 +181,9 @@ static void put_row(FILE *out, const struct report *r,
 	put_field(out, col->env.date_first, false);
 	put_field(out, col->env.date_last, false);
 	put_extra(out, r, report_entry(r, m, i, c), c);
+	put_ref(out, r, (size_t)(m - r->metrics), i, c);
+	put_field(out, k->backing, false);
 	fputs("\n", out);
-}
-
-/* Empty fields, one per column from @from to @to (exclusive). */
-static void put_empty(FILE *out, size_t from, size_t to)
-{
-	for (; from < to; from++)
-		put_field(out, "", false);
 }
 
 static void put_geomean_row(FILE *out, const struct report *r,
@@ -170,6 +211,8 @@ static void put_geomean_row(FILE *out, const struct report *r,
 	put_field(out, col->env.date_first, false);
 	put_field(out, col->env.date_last, false);
 	put_extra(out, r, NULL, c);
+	put_ref(out, r, (size_t)(m - r->metrics), r->nr_cells, c);
+	put_field(out, "", false);	/* backing */
 	fputs("\n", out);
 }
 

@@ -56,6 +56,8 @@ static struct json_object *header_json(const struct report *r)
 	json_object_object_add(o, "inputs", strlist_json(&r->files));
 	json_object_object_add(o, "by", str(report_by_name(r->by)));
 	json_object_object_add(o, "baseline", str(r->columns[0].label));
+	json_object_object_add(o, "reference", r->ref ?
+			       str(r->columns[r->ref_column].label) : NULL);
 	json_object_object_add(o, "alpha", num(r->alpha));
 	json_object_object_add(o, "env", env_json(&r->env));
 	json_object_object_add(o, "mixed_clock",
@@ -138,6 +140,7 @@ static struct json_object *cell_json(const struct report_cell *cell)
 	json_object_object_add(o, "label", str(cell->label));
 	json_object_object_add(o, "target", str(k->target));
 	json_object_object_add(o, "legs", json_object_new_int64(k->legs));
+	json_object_object_add(o, "backing", *k->backing ? str(k->backing) : NULL);
 	json_object_object_add(o, "rw", str(k->rw));
 	json_object_object_add(o, "bs", json_object_new_int64((int64_t)k->bs));
 	json_object_object_add(o, "iodepth", json_object_new_int64(k->iodepth));
@@ -179,6 +182,39 @@ static void add_test(struct json_object *o, const struct report_entry *e)
 			       compared ? num(e->hl.level) : NULL);
 }
 
+/*
+ * Against the reference config (the in-kernel driver): median / its
+ * median, the test against it, the CI as fractions.  NULL without one.
+ */
+static struct json_object *ref_json(const struct report *r, size_t k,
+				    size_t i, size_t c)
+{
+	const struct report_entry *e, *ref;
+	struct json_object *o;
+	double f, lo, hi;
+	bool compared;
+
+	if (!r->ref)
+		return NULL;
+	e = report_ref_entry(r, k, i, c);
+	ref = report_ref_entry(r, k, i, r->ref_column);
+	report_fraction(e, ref->sum.median, &f, &lo, &hi);
+	compared = c != r->ref_column && e->verdict != REPORT_NO_DATA;
+	o = json_object_new_object();
+	json_object_object_add(o, "config",
+			       str(r->columns[r->ref_column].label));
+	json_object_object_add(o, "fraction", num(f));
+	json_object_object_add(o, "verdict",
+			       str(report_verdict_name(e->verdict)));
+	json_object_object_add(o, "p_value", compared ? num(e->mwu.p) : NULL);
+	json_object_object_add(o, "q_value", compared ? num(e->q) : NULL);
+	json_object_object_add(o, "ci_lo", num(lo));
+	json_object_object_add(o, "ci_hi", num(hi));
+	json_object_object_add(o, "ci_level",
+			       compared ? num(e->hl.level) : NULL);
+	return o;
+}
+
 static struct json_object *entry_json(const struct report *r,
 				      const struct report_entry *e, size_t c)
 {
@@ -217,6 +253,14 @@ static struct json_object *geomean_json(const struct report *r,
 		json_object_object_add(o, "config", str(r->columns[c].label));
 		json_object_object_add(o, "delta_pct", num(m->geomean_pct[c]));
 		json_object_object_add(o, "cells", count(m->geomean_cells[c]));
+		if (r->ref) {
+			size_t k = (size_t)(m - r->metrics);
+			size_t rc = r->ref_map[c];
+
+			json_object_object_add(o, "fraction_of_reference",
+				c == r->ref_column ? NULL : num(1 +
+				r->ref->metrics[k].geomean_pct[rc] / 100));
+		}
 		json_object_array_add(a, o);
 	}
 	return a;
@@ -226,7 +270,7 @@ static struct json_object *metric_json(const struct report *r,
 				       const struct report_metric *m)
 {
 	struct json_object *o = json_object_new_object();
-	struct json_object *rows = json_object_new_array(), *row, *entries;
+	struct json_object *rows = json_object_new_array(), *row, *entries, *en;
 	size_t i, c;
 
 	json_object_object_add(o, "name", str(m->info.name));
@@ -240,9 +284,13 @@ static struct json_object *metric_json(const struct report *r,
 		row = json_object_new_object();
 		entries = json_object_new_array();
 		json_object_object_add(row, "cell", str(r->cells[i].label));
-		for (c = 0; c < r->nr_columns; c++)
-			json_object_array_add(entries, entry_json(r,
-					report_entry(r, m, i, c), c));
+		for (c = 0; c < r->nr_columns; c++) {
+			en = entry_json(r, report_entry(r, m, i, c), c);
+			json_object_object_add(en, "vs_reference",
+					ref_json(r, (size_t)(m - r->metrics),
+						 i, c));
+			json_object_array_add(entries, en);
+		}
 		json_object_object_add(row, "configs", entries);
 		json_object_array_add(rows, row);
 	}

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Markdown (GitHub flavour): the text report's content, with p-values. */
 #include <errno.h>
+#include <math.h>
 #include <string.h>
 
 #include "report.h"
@@ -208,14 +209,106 @@ static void put_table(FILE *out, const struct report *r,
 			"config.\n", r->alpha, report_min_trials(r->alpha));
 }
 
+/* A fraction and its CI as fractions: "0.412 (0.398..0.431)" */
+static void put_fraction(FILE *out, const struct report_entry *e,
+			 double ref_median)
+{
+	double f, lo, hi;
+	char frac[32];
+
+	report_fraction(e, ref_median, &f, &lo, &hi);
+	report_fmt_fraction(e, ref_median, frac, sizeof(frac));
+	if (e->verdict == REPORT_SIGNIFICANT)
+		fprintf(out, " | **%.3g**", f);
+	else
+		fprintf(out, " | %s", strcmp(frac, "-") ? frac : "-");
+	if (!isnan(lo))
+		fprintf(out, " (%.3g..%.3g; p=%.3g, q=%.3g)", lo, hi,
+			e->mwu.p, e->q);
+}
+
+/*
+ * With a reference config (the in-kernel driver): the same table as
+ * fractions of the reference's median, tested against the reference.
+ */
+static void put_fraction_table(FILE *out, const struct report *r, size_t k)
+{
+	const struct report_metric *m = &r->ref->metrics[k];
+	const struct report_column *refcol = &r->columns[r->ref_column];
+	char letter[8], drivers[256], levels[32];
+	size_t i, c;
+
+	report_column_letter(r->ref_column, letter, sizeof(letter));
+	report_join(&refcol->env.drivers, ", ", drivers, sizeof(drivers));
+	fprintf(out, "\n### ");
+	put_md(out, m->info.name);
+	fprintf(out, " as a fraction of %s: ", letter);
+	put_md(out, refcol->label);
+	if (*drivers) {
+		fputs(" (", out);
+		put_md(out, drivers);
+		fputs(")", out);
+	}
+	fputs("\n\n| cell | ", out);
+	fprintf(out, "%s: ", letter);
+	put_md(out, refcol->label);
+	for (c = 0; c < r->nr_columns; c++) {
+		if (c == r->ref_column)
+			continue;
+		report_column_letter(c, letter, sizeof(letter));
+		fprintf(out, " | %s: ", letter);
+		put_md(out, r->columns[c].label);
+	}
+	fputs(" |\n|:---", out);
+	for (c = 0; c < r->nr_columns; c++)
+		fputs(" | ---:", out);
+	fputs(" |\n", out);
+	for (i = 0; i < r->nr_cells; i++) {
+		const struct report_entry *ref =
+			report_ref_entry(r, k, i, r->ref_column);
+
+		fputs("| ", out);
+		put_md(out, r->cells[i].label);
+		put_entry(out, ref);
+		for (c = 0; c < r->nr_columns; c++)
+			if (c != r->ref_column)
+				put_fraction(out, report_ref_entry(r, k, i, c),
+					     ref->sum.median);
+		fputs(" |\n", out);
+	}
+	fputs("| *geomean* |", out);
+	for (c = 0; c < r->nr_columns; c++) {
+		double pct = m->geomean_pct[r->ref_map[c]];
+
+		if (c == r->ref_column)
+			continue;
+		if (isnan(pct))
+			fputs(" | -", out);
+		else
+			fprintf(out, " | %.3g (%zu cells)", 1 + pct / 100,
+				m->geomean_cells[r->ref_map[c]]);
+	}
+	report_column_letter(r->ref_column, letter, sizeof(letter));
+	report_fmt_levels(m, levels, sizeof(levels));
+	fprintf(out, " |\n\nEach entry: median / %s's median, in bold where "
+		"the two-sided Mann-Whitney U test against %s gives q < %g "
+		"(Benjamini-Hochberg over the %zu comparisons of this table), "
+		"\\~ otherwise; in brackets the %s Hodges-Lehmann CI of the "
+		"shift as fractions of %s's median, p and q.\n", letter, letter,
+		r->alpha, m->nr_tests, levels, letter);
+}
+
 static int md_emit(FILE *out, const struct report *r)
 {
 	size_t i;
 
 	put_header(out, r);
 	put_configs(out, r);
-	for (i = 0; i < r->nr_metrics; i++)
+	for (i = 0; i < r->nr_metrics; i++) {
 		put_table(out, r, &r->metrics[i]);
+		if (r->ref)
+			put_fraction_table(out, r, i);
+	}
 	return ferror(out) ? -EIO : 0;
 }
 

@@ -512,6 +512,114 @@ static int put_ci_table(FILE *out, const struct report *r,
 	return 0;
 }
 
+/* Column @c's text in the fraction table of metric @k, cell @i. */
+static void fraction_text(const struct report *r, size_t k, size_t i,
+			  size_t c, char *buf, size_t len)
+{
+	const struct report_entry *e = report_ref_entry(r, k, i, c);
+	const struct report_entry *ref = report_ref_entry(r, k, i,
+							  r->ref_column);
+
+	if (i == r->nr_cells) {		/* geomean */
+		double pct = r->ref->metrics[k].geomean_pct[r->ref_map[c]];
+
+		if (isnan(pct))
+			snprintf(buf, len, "-");
+		else
+			snprintf(buf, len, "%.2f", 1 + pct / 100);
+	} else if (c == r->ref_column) {
+		report_fmt_value(ref->sum.n ? ref->sum.median : NAN, buf, len);
+	} else {
+		report_fmt_fraction(e, ref->sum.median, buf, len);
+	}
+}
+
+/*
+ * Under each table, with a reference config (the in-kernel driver):
+ * the reference's median, then every other config's median as a
+ * fraction of it, tested against it.  Columns keep the letters of the
+ * legend; the reference comes first.
+ */
+static int put_fraction_table(FILE *out, const struct report *r, size_t k)
+{
+	size_t i, j, c, nc = r->nr_columns;
+	int *w = calloc(nc, sizeof(*w)), cell_w, total;
+	size_t *order = calloc(nc, sizeof(*order));
+	char buf[64], letter[8], drivers[256];
+
+	if (!w || !order) {
+		free(w);
+		free(order);
+		return -ENOMEM;
+	}
+	order[0] = r->ref_column;
+	for (j = 1, c = 0; c < nc; c++)
+		if (c != r->ref_column)
+			order[j++] = c;
+	report_column_letter(r->ref_column, letter, sizeof(letter));
+	report_join(&r->columns[r->ref_column].env.drivers, ", ", drivers,
+		    sizeof(drivers));
+	fputc('\n', out);
+	putf(out, INDENT, "%s as a fraction of %s (%s%s%s): median / %s's "
+	     "median; ~ where a two-sided Mann-Whitney U test against %s "
+	     "gives q >= %g (Benjamini-Hochberg over this table), ~* too "
+	     "few trials to tell", r->metrics[k].info.name, letter,
+	     r->columns[r->ref_column].label, *drivers ? ": " : "", drivers,
+	     letter, letter, r->alpha);
+	cell_w = (int)strlen("cell");
+	for (i = 0; i < r->nr_cells; i++)
+		cell_w = imax(cell_w, (int)strlen(r->cells[i].label));
+	cell_w = imax(cell_w, (int)strlen(GEOMEAN));
+	total = cell_w;
+	for (j = 0; j < nc; j++) {
+		report_column_letter(order[j], buf, sizeof(buf));
+		w[j] = (int)strlen(buf);
+		for (i = 0; i <= r->nr_cells; i++) {
+			fraction_text(r, k, i, order[j], buf, sizeof(buf));
+			w[j] = imax(w[j], (int)strlen(buf));
+		}
+		total += GAP + w[j];
+	}
+	if (total <= W) {
+		fprintf(out, "%-*s", cell_w, "cell");
+		for (j = 0; j < nc; j++) {
+			report_column_letter(order[j], buf, sizeof(buf));
+			fprintf(out, "%*s%*s", GAP, "", w[j], buf);
+		}
+		fputc('\n', out);
+		for (i = 0; i <= r->nr_cells; i++) {
+			fprintf(out, "%-*s", cell_w, i < r->nr_cells ?
+				r->cells[i].label : GEOMEAN);
+			for (j = 0; j < nc; j++) {
+				if (i == r->nr_cells && !j)
+					buf[0] = '\0';
+				else
+					fraction_text(r, k, i, order[j], buf,
+						      sizeof(buf));
+				fprintf(out, "%*s%*s", GAP, "", w[j], buf);
+			}
+			fputc('\n', out);
+		}
+	} else {
+		/* one block per cell, a line per config */
+		for (i = 0; i <= r->nr_cells; i++) {
+			put_wrapped(out, i < r->nr_cells ? r->cells[i].label :
+				    GEOMEAN, INDENT);
+			for (j = i < r->nr_cells ? 0 : 1; j < nc; j++) {
+				report_column_letter(order[j], letter,
+						     sizeof(letter));
+				fraction_text(r, k, i, order[j], buf,
+					      sizeof(buf));
+				fprintf(out, "  %-2s%*s%s\n", letter, GAP, "",
+					buf);
+			}
+		}
+	}
+	free(w);
+	free(order);
+	return 0;
+}
+
 static int put_table(FILE *out, const struct report *r,
 		     const struct report_metric *m)
 {
@@ -547,9 +655,12 @@ static int text_emit(FILE *out, const struct report *r)
 	size_t i;
 
 	put_header(out, r);
-	for (i = 0; i < r->nr_metrics; i++)
+	for (i = 0; i < r->nr_metrics; i++) {
 		if (put_table(out, r, &r->metrics[i]))
 			return -ENOMEM;
+		if (r->ref && put_fraction_table(out, r, i))
+			return -ENOMEM;
+	}
 	return 0;
 }
 

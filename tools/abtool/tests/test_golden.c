@@ -28,6 +28,7 @@
 #define SPLICE	"data/compare/trials-splice-rsrc.jsonl"
 #define FUSED	"data/compare/trials-fused.jsonl"
 #define OLD	"data/compare/old-format.jsonl"
+#define KERNEL	"data/compare/trials-base-kernel.jsonl"
 
 /* cd to the directory of this test binary: tools/abtool/tests */
 static int chdir_tests(void)
@@ -195,6 +196,20 @@ TEST(golden_text_old_format)
 {
 	check_golden(_metadata, "golden/old-format.txt",
 		     (const char *[]){ OLD, NULL });
+}
+
+/* With the in-kernel row: the fraction tables under the main ones. */
+TEST(golden_text_kernel_reference)
+{
+	check_golden(_metadata, "golden/kernel.txt",
+		     (const char *[]){ KERNEL, NULL });
+}
+
+TEST(golden_markdown_kernel_reference)
+{
+	check_golden(_metadata, "golden/kernel.md",
+		     (const char *[]){ "-f", "markdown", "-m", "iops", KERNEL,
+				       NULL });
 }
 
 TEST_HARNESS_MAIN

@@ -27,7 +27,8 @@ TEST(product_of_one_line)
 	matrix_cell_name(&m.cells[1], name, sizeof(name));
 	EXPECT_STREQ("null randread 64K qd16", name);
 	matrix_cell_name(&m.cells[11], name, sizeof(name));
-	EXPECT_STREQ("mirror-2 randwrite 512K qd16", name);
+	/* the media is part of a cell with backings: tmpfs by default */
+	EXPECT_STREQ("mirror-2@tmpfs randwrite 512K qd16", name);
 	EXPECT_EQ(2, m.cells[11].legs);
 	EXPECT_EQ(0, m.cells[0].legs);
 }
@@ -50,10 +51,39 @@ TEST(lines_append_and_comments_are_ignored)
 TEST(built_in_matrices_parse)
 {
 	ASSERT_EQ(0, parse(matrix_default));
-	/* 3 targets x 2 rw x 3 bs, plus mirror-4 writes at 64K and 512K */
-	EXPECT_EQ(20, m.nr);
+	/*
+	 * 3 targets x 2 rw x 3 bs, plus mirror-4 writes at 64K and 512K,
+	 * plus loop and mirror-2 reads and writes at 64K on ram disks
+	 */
+	EXPECT_EQ(24, m.nr);
+	EXPECT_STREQ("brd", m.cells[23].backing);
+	EXPECT_STREQ("tmpfs", m.cells[19].backing);
 	ASSERT_EQ(0, parse(matrix_quick));
-	EXPECT_EQ(3, m.nr);
+	EXPECT_EQ(4, m.nr);
+}
+
+TEST(backing_is_a_key_and_null_has_none)
+{
+	char name[64];
+
+	ASSERT_EQ(0, parse("target=null,loop,stripe-2 backing=tmpfs,brd bs=64k"));
+	/* null once (no media), loop and stripe-2 on each medium */
+	ASSERT_EQ(5, m.nr);
+	EXPECT_STREQ("", m.cells[0].backing);
+	matrix_cell_name(&m.cells[0], name, sizeof(name));
+	EXPECT_STREQ("null randread 64K qd16", name);
+	EXPECT_STREQ("tmpfs", m.cells[1].backing);
+	matrix_cell_name(&m.cells[2], name, sizeof(name));
+	EXPECT_STREQ("loop@brd randread 64K qd16", name);
+	matrix_cell_name(&m.cells[4], name, sizeof(name));
+	EXPECT_STREQ("stripe-2@brd randread 64K qd16", name);
+	/* the key order does not matter */
+	ASSERT_EQ(0, parse("backing=brd target=null,mirror-2"));
+	ASSERT_EQ(2, m.nr);
+	EXPECT_STREQ("", m.cells[0].backing);
+	EXPECT_STREQ("brd", m.cells[1].backing);
+	EXPECT_EQ(-EINVAL, parse("target=loop backing=nvme"));
+	EXPECT_STREQ("line 1: bad backing value 'nvme'", err);
 }
 
 TEST(errors_name_the_line_and_value)

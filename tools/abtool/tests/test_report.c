@@ -741,7 +741,7 @@ TEST(csv_is_well_formed)
 	ASSERT_NE(NULL, csv);
 	p = csv;
 	header = csv_fields(&p);
-	EXPECT_EQ(42, header);
+	EXPECT_EQ(50, header);
 	EXPECT_EQ(0, strncmp(csv, "metric,unit,", 12));
 	while (*p) {
 		n = csv_fields(&p);
@@ -1307,6 +1307,186 @@ TEST(plots)
 		setenv("PATH", path, 1);
 	free(path);
 	remove_tree(dir);
+	report_free(r);
+	trial_set_release(&set);
+}
+
+/*
+ * A set with an in-kernel row: base/copy at 0.5 and base/splice at 0.8
+ * of base/kernel, 5 trials each (enough for an exact p of 2/252), on
+ * two cells; base/user_copy equal to the kernel row.
+ */
+static void make_kernel_set(struct trial_set *set)
+{
+	const struct trial_cell cells[] = {
+		make_cell("null", 1, "randread", 4096, 16, 1),
+		make_cell("mirror", 2, "write", 65536, 16, 1),
+	};
+	struct trial *t;
+	size_t k;
+
+	trial_set_init(set);
+	for (k = 0; k < N(cells); k++) {
+		add_trials(set, "base", "copy", &cells[k], 5, 10000, 0.5,
+			   &icount_tcg);
+		add_trials(set, "base", "kernel", &cells[k], 5, 10000, 1.0,
+			   &icount_tcg);
+		add_trials(set, "base", "splice", &cells[k], 5, 10000, 0.8,
+			   &icount_tcg);
+		add_trials(set, "base", "user_copy", &cells[k], 5, 10000, 1.0,
+			   &icount_tcg);
+	}
+	trial_set_for_each(set, t)
+		if (!strcmp(t->path, "kernel"))
+			strcpy(t->driver, !strcmp(t->cell.target, "null") ?
+			       "null_blk" : "md-raid1");
+}
+
+TEST(kernel_row_is_the_reference)
+{
+	const struct report_entry *e, *ref;
+	struct trial_set set;
+	struct report *r;
+	double f, lo, hi;
+	char buf[32];
+
+	make_kernel_set(&set);
+	r = build(_metadata, &set, NULL);
+	ASSERT_NE(NULL, r);
+	/* the main table keeps its baseline; the reference is found */
+	EXPECT_STREQ("base/copy", r->columns[0].label);
+	ASSERT_NE(NULL, r->ref);
+	EXPECT_EQ(1, r->ref_column);
+	EXPECT_STREQ("base/kernel", r->ref->columns[0].label);
+	/* the drivers behind the kernel row are known */
+	ASSERT_EQ(2, r->columns[1].env.drivers.nr);
+	EXPECT_STREQ("null_blk", r->columns[1].env.drivers.v[0]);
+	/* copy: half the kernel row, significant against it */
+	ref = report_ref_entry(r, 0, 0, 1);
+	e = report_ref_entry(r, 0, 0, 0);
+	EXPECT_EQ(REPORT_BASELINE, ref->verdict);
+	report_fraction(e, ref->sum.median, &f, &lo, &hi);
+	EXPECT_TRUE(fabs(f - 0.5) < 1e-9) TH_LOG("f=%g", f);
+	EXPECT_LE(lo, 0.5);
+	EXPECT_GE(hi, 0.5);
+	EXPECT_GT(lo, 0.48);
+	EXPECT_LT(hi, 0.52);
+	EXPECT_EQ(REPORT_SIGNIFICANT, e->verdict);
+	report_fmt_fraction(e, ref->sum.median, buf, sizeof(buf));
+	EXPECT_STREQ("0.50", buf);
+	/* user_copy: the same as the kernel row, so not significant */
+	e = report_ref_entry(r, 0, 0, 3);
+	report_fmt_fraction(e, ref->sum.median, buf, sizeof(buf));
+	EXPECT_STREQ("1.00~", buf);
+	/* geomean of the fractions over both cells: splice at 0.8 */
+	EXPECT_TRUE(fabs(r->ref->metrics[0].geomean_pct[r->ref_map[2]] + 20) <
+		    1e-6);
+	report_free(r);
+	trial_set_release(&set);
+}
+
+TEST(reference_option)
+{
+	struct report_opts opts;
+	struct trial_set set;
+	struct report *r = NULL;
+	char err[512];
+
+	make_kernel_set(&set);
+	report_opts_init(&opts);
+	opts.reference = "none";
+	r = build(_metadata, &set, &opts);
+	ASSERT_NE(NULL, r);
+	EXPECT_EQ(NULL, r->ref);
+	report_free(r);
+	/* any config can be the reference */
+	opts.reference = "base/splice";
+	r = build(_metadata, &set, &opts);
+	ASSERT_NE(NULL, r);
+	ASSERT_NE(NULL, r->ref);
+	EXPECT_STREQ("base/splice", r->columns[r->ref_column].label);
+	report_free(r);
+	/* a config no trial has: an error that lists the configs */
+	opts.reference = "base/nvme";
+	EXPECT_EQ(-EINVAL, report_build(&set, &opts, &r, err, sizeof(err)));
+	EXPECT_EQ(NULL, r);
+	EXPECT_NE(NULL, strstr(err, "reference 'base/nvme' is not a config"));
+	EXPECT_NE(NULL, strstr(err, "base/kernel"));
+	/* --by path: the column "kernel" */
+	opts.reference = NULL;
+	opts.by = REPORT_BY_PATH;
+	r = build(_metadata, &set, &opts);
+	ASSERT_NE(NULL, r);
+	ASSERT_NE(NULL, r->ref);
+	EXPECT_STREQ("kernel", r->columns[r->ref_column].label);
+	report_free(r);
+	/* --by variant: no kernel column, no fractions */
+	opts.by = REPORT_BY_VARIANT;
+	r = build(_metadata, &set, &opts);
+	ASSERT_NE(NULL, r);
+	EXPECT_EQ(NULL, r->ref);
+	report_free(r);
+	trial_set_release(&set);
+}
+
+TEST(fractions_in_every_format)
+{
+	struct trial_set set;
+	struct report *r;
+	char *out;
+	const char *line;
+
+	make_kernel_set(&set);
+	r = build(_metadata, &set, NULL);
+	ASSERT_NE(NULL, r);
+	out = emit(r, "text");
+	ASSERT_NE(NULL, out);
+	EXPECT_NE(NULL, strstr(out, "iops as a fraction of B (base/kernel: "
+			       "null_blk, md-raid1)"));
+	/* every line still fits a cover letter */
+	for (line = out; *line; line += strcspn(line, "\n") + 1) {
+		EXPECT_LE(strcspn(line, "\n"), REPORT_TEXT_WIDTH);
+		if (!line[strcspn(line, "\n")])
+			break;
+	}
+	free(out);
+	out = emit(r, "markdown");
+	ASSERT_NE(NULL, out);
+	EXPECT_NE(NULL, strstr(out, "### iops as a fraction of B: base/kernel"));
+	EXPECT_NE(NULL, strstr(out, "| **0.5** (0.4"));
+	free(out);
+	out = emit(r, "json");
+	ASSERT_NE(NULL, out);
+	EXPECT_NE(NULL, strstr(out, "\"reference\": \"base/kernel\""));
+	EXPECT_NE(NULL, strstr(out, "\"vs_reference\""));
+	EXPECT_NE(NULL, strstr(out, "\"fraction_of_reference\""));
+	free(out);
+	out = emit(r, "csv");
+	ASSERT_NE(NULL, out);
+	EXPECT_NE(NULL, strstr(out, ",ref_config,ref_fraction,"));
+	EXPECT_NE(NULL, strstr(out, ",base/kernel,0.5,significant,"));
+	free(out);
+	report_free(r);
+	trial_set_release(&set);
+}
+
+TEST(backing_is_part_of_the_cell)
+{
+	struct trial_cell tmpfs = make_cell("loop", 1, "randwrite", 65536, 16, 1);
+	struct trial_cell brd = tmpfs;
+	struct trial_set set;
+	struct report *r;
+
+	strcpy(tmpfs.backing, "tmpfs");
+	strcpy(brd.backing, "brd");
+	trial_set_init(&set);
+	add_trials(&set, "base", "copy", &tmpfs, 4, 1000, 1, &icount_tcg);
+	add_trials(&set, "base", "copy", &brd, 4, 1000, 1, &icount_tcg);
+	r = build(_metadata, &set, NULL);
+	ASSERT_NE(NULL, r);
+	ASSERT_EQ(2, r->nr_cells);
+	EXPECT_STREQ("loop@tmpfs randwrite 64K qd16", r->cells[0].label);
+	EXPECT_STREQ("loop@brd randwrite 64K qd16", r->cells[1].label);
 	report_free(r);
 	trial_set_release(&set);
 }

@@ -32,6 +32,8 @@ static void fill_trial(struct trial *t, int i)
 	t->cpus = 1 + i;
 	strcpy(t->cell.target, "mirror");
 	t->cell.legs = 2;
+	strcpy(t->cell.backing, "brd");
+	strcpy(t->driver, "md-raid1");
 	strcpy(t->cell.rw, "randwrite");
 	t->cell.bs = 65536;
 	t->cell.iodepth = 16;
@@ -63,6 +65,8 @@ static void expect_same(struct __test_metadata *_metadata,
 	EXPECT_EQ(a->cpus, b->cpus);
 	EXPECT_STREQ(a->cell.target, b->cell.target);
 	EXPECT_EQ(a->cell.legs, b->cell.legs);
+	EXPECT_STREQ(a->cell.backing, b->cell.backing);
+	EXPECT_STREQ(a->driver, b->driver);
 	EXPECT_STREQ(a->cell.rw, b->cell.rw);
 	EXPECT_EQ(a->cell.bs, b->cell.bs);
 	EXPECT_EQ(a->cell.iodepth, b->cell.iodepth);

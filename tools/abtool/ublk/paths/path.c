@@ -14,7 +14,8 @@ const struct ublk_path_ops *const ublk_paths[] = {
 	&path_fused,
 };
 const unsigned int ublk_nr_paths = sizeof(ublk_paths) / sizeof(ublk_paths[0]);
-_Static_assert(sizeof(ublk_paths) / sizeof(ublk_paths[0]) <= UBLK_MAX_PATHS,
+/* abtool run holds every path plus its in-kernel row */
+_Static_assert(sizeof(ublk_paths) / sizeof(ublk_paths[0]) < UBLK_MAX_PATHS,
 	       "a run could not hold every data path: raise UBLK_MAX_PATHS");
 
 const struct ublk_path_ops *ublk_path_find(const char *name)
