@@ -5,6 +5,7 @@
 
 #include "compare.h"
 #include "del.h"
+#include "exit_codes.h"
 #include "features.h"
 #include "load.h"
 #include "run.h"
@@ -39,16 +40,16 @@ int main(int argc, char **argv)
 
 	if (argc < 2) {
 		usage(stderr);
-		return 2;
+		return AB_EXIT_USAGE;
 	}
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
 		usage(stdout);
-		return 0;
+		return AB_EXIT_OK;
 	}
 	for (i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++)
 		if (!strcmp(argv[1], subcommands[i].name))
 			return subcommands[i].fn(argc - 1, argv + 1);
 	fprintf(stderr, "abtool: unknown command '%s'\n", argv[1]);
 	usage(stderr);
-	return 2;
+	return AB_EXIT_USAGE;
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "compare.h"
+#include "exit_codes.h"
 #include "inputs.h"
 #include "plot.h"
 #include "report.h"
@@ -72,7 +73,7 @@ static int usage_error(const char *fmt, const char *arg)
 	fprintf(stderr, fmt, arg);
 	fputc('\n', stderr);
 	usage(stderr);
-	return 2;
+	return AB_EXIT_USAGE;
 }
 
 static int parse_metrics(struct compare_args *a, const char *list)
@@ -258,7 +259,7 @@ static int parse_args(int argc, char **argv, struct compare_args *a)
 			break;
 		case 'h':
 			usage(stdout);
-			return 0;
+			return AB_EXIT_OK;
 		case ':':
 			return usage_error("%s needs an argument",
 					   argv[optind - 1]);
@@ -279,15 +280,15 @@ static int read_inputs(int argc, char **argv, struct trial_set *set)
 	if (inputs_check_distinct(argv + optind, (size_t)(argc - optind), err,
 				  sizeof(err))) {
 		fprintf(stderr, "abtool compare: %s\n", err);
-		return 1;
+		return AB_EXIT_FAIL;
 	}
 	for (i = optind; i < argc; i++) {
 		if (results_read_file(set, argv[i], err, sizeof(err))) {
 			fprintf(stderr, "abtool compare: %s\n", err);
-			return 1;
+			return AB_EXIT_FAIL;
 		}
 	}
-	return 0;
+	return AB_EXIT_OK;
 }
 
 static int write_report(const struct report *r, const struct compare_args *a)
@@ -300,7 +301,7 @@ static int write_report(const struct report *r, const struct compare_args *a)
 		if (!out) {
 			fprintf(stderr, "abtool compare: %s: %s\n", a->output,
 				strerror(errno));
-			return 1;
+			return AB_EXIT_FAIL;
 		}
 	}
 	ret = report_emit(r, a->format, out);
@@ -309,9 +310,9 @@ static int write_report(const struct report *r, const struct compare_args *a)
 	if (ret) {
 		fprintf(stderr, "abtool compare: writing %s: %s\n",
 			a->output ? a->output : "stdout", strerror(-ret));
-		return 1;
+		return AB_EXIT_FAIL;
 	}
-	return 0;
+	return AB_EXIT_OK;
 }
 
 static int write_extras(const struct report *r, const struct compare_args *a)
@@ -321,21 +322,21 @@ static int write_extras(const struct report *r, const struct compare_args *a)
 
 	if (a->outdir && report_write_outdir(r, a->outdir, err, sizeof(err))) {
 		fprintf(stderr, "abtool compare: %s\n", err);
-		return 1;
+		return AB_EXIT_FAIL;
 	}
 	if (!a->plotdir)
-		return 0;
+		return AB_EXIT_OK;
 	ret = plot_write(r, a->plotdir, err, sizeof(err));
 	if (ret == PLOT_NO_GNUPLOT) {
 		/* the tables are what matters; say so and go on */
 		fprintf(stderr, "abtool compare: %s\n", err);
-		return 0;
+		return AB_EXIT_OK;
 	}
 	if (ret) {
 		fprintf(stderr, "abtool compare: plot: %s\n", err);
-		return 1;
+		return AB_EXIT_FAIL;
 	}
-	return 0;
+	return AB_EXIT_OK;
 }
 
 /* Does @s need quoting to survive a POSIX shell unchanged? */
@@ -399,7 +400,7 @@ int cmd_compare(int argc, char **argv)
 		goto out;
 	if (report_build(&set, &a.opts, &r, err, sizeof(err))) {
 		fprintf(stderr, "abtool compare: %s\n", err);
-		ret = 1;
+		ret = AB_EXIT_FAIL;
 		goto out;
 	}
 	ret = write_report(r, &a);

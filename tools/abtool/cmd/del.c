@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "del.h"
+#include "exit_codes.h"
 #include "ublk.h"
 
 static void del_usage(FILE *f)
@@ -48,30 +49,30 @@ int cmd_del(int argc, char **argv)
 			if (*end || id < 0 || id > 0x7fffffff) {
 				fprintf(stderr, "abtool del: '%s' is not a device id\n",
 					optarg);
-				return 2;
+				return AB_EXIT_USAGE;
 			}
 			break;
 		case 'a': async = true; break;
-		case 'h': del_usage(stdout); return 0;
-		default: del_usage(stderr); return 2;
+		case 'h': del_usage(stdout); return AB_EXIT_OK;
+		default: del_usage(stderr); return AB_EXIT_USAGE;
 		}
 	}
 	if (id < 0 || optind < argc) {
 		del_usage(stderr);
-		return 2;
+		return AB_EXIT_USAGE;
 	}
 	ret = ublk_ctrl_open(&d);
 	if (ret < 0) {
 		fprintf(stderr, "abtool del: cannot open %s: %s\n",
 			UBLK_CTRL_DEV, strerror(-ret));
-		return 1;
+		return AB_EXIT_FAIL;
 	}
 	d.dev_id = id;
 	ret = async ? ublk_ctrl_del_async(&d) : ublk_ctrl_del(&d);
 	ublk_ctrl_close(&d);
 	if (ret < 0) {
 		fprintf(stderr, "abtool del: ublk%ld: %s\n", id, strerror(-ret));
-		return 1;
+		return AB_EXIT_FAIL;
 	}
-	return 0;
+	return AB_EXIT_OK;
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/utsname.h>
 
+#include "exit_codes.h"
 #include "features.h"
 #include "ublk.h"
 
@@ -126,11 +127,11 @@ int cmd_features(int argc, char **argv)
 			printf("usage: abtool features [--json | --paths]\n"
 			       "What the running kernel offers: ublk feature flags, io_uring ops,\n"
 			       "and which data paths can run (--paths: one line per path).\n");
-			return 0;
+			return AB_EXIT_OK;
 		} else {
 			fprintf(stderr, "abtool features: unknown argument '%s'\n"
 				"usage: abtool features [--json | --paths]\n", argv[i]);
-			return 2;
+			return AB_EXIT_USAGE;
 		}
 	}
 	uname(&u);
@@ -141,5 +142,5 @@ int cmd_features(int argc, char **argv)
 		print_json(u.release, ret, features);
 	else
 		print_text(u.release, ret, features);
-	return 0;
+	return AB_EXIT_OK;
 }

@@ -8,12 +8,10 @@
 #include <string.h>
 
 #include "counters.h"
+#include "exit_codes.h"
 #include "fio.h"
 #include "load.h"
 #include "workload.h"
-
-#define EXIT_USAGE	2
-#define EXIT_VERIFY	3
 
 enum {
 	OPT_JSON = 0x100,
@@ -61,7 +59,7 @@ static int bad_arg(const char *msg, const char *what)
 	fprintf(stderr, "abtool load: %s%s%s\n", msg, what ? " " : "",
 		what ? what : "");
 	load_usage(stderr, false);
-	return EXIT_USAGE;
+	return AB_EXIT_USAGE;
 }
 
 static int bad_arg_quoted(const char *msg, const char *arg)
@@ -114,7 +112,7 @@ static int parse_args(int argc, char **argv, struct load_opts *o)
 	int c, ret = 0;
 
 	if (!opts)
-		return 1;
+		return AB_EXIT_FAIL;
 	opterr = 0;
 	optind = 1;
 	while (!ret && (c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
@@ -352,10 +350,10 @@ int cmd_load(int argc, char **argv)
 	wl_spec_init(&o.spec);
 	ret = parse_args(argc, argv, &o);
 	if (ret)
-		return ret < 0 ? 0 : ret;
+		return ret < 0 ? AB_EXIT_OK : ret;
 	res = calloc(1, sizeof(*res));
 	if (!res)
-		return 1;
+		return AB_EXIT_FAIL;
 	sigaction(SIGINT, &sa, NULL);
 	if (o.counters) {
 		cnt = counters_open_self();
@@ -377,7 +375,8 @@ int cmd_load(int argc, char **argv)
 		else
 			print_text(&o, res, cnt, &cv);
 	}
-	ret = ret ? 1 : res->verify_errors ? EXIT_VERIFY : 0;
+	ret = ret ? AB_EXIT_FAIL :
+	      res->verify_errors ? AB_EXIT_VERIFY : AB_EXIT_OK;
 	counters_close(cnt);
 	free(res);
 	return ret;

@@ -25,6 +25,7 @@
 
 #include "backing.h"
 #include "counters.h"
+#include "exit_codes.h"
 #include "kdev.h"
 #include "matrix.h"
 #include "perf_stat.h"
@@ -129,16 +130,16 @@ server_child(const struct run_opts *o, const struct matrix_cell *c,
 	for (i = 0; i < c->legs && media; i++)
 		cfg.tgt.backing[cfg.tgt.nr_backing++] = media->path[i];
 	if (!d)
-		_exit(1);
+		_exit(AB_EXIT_FAIL);
 	ret = ublk_dev_create(d, &cfg, err, sizeof(err));
 	if (ret < 0) {
 		fprintf(stderr, "abtool run: %s: %s\n", path->name, err);
 		ublk_dev_destroy(d);
-		_exit(ret == -EOPNOTSUPP ? 4 : 1);
+		_exit(ret == -EOPNOTSUPP ? AB_EXIT_SKIP : AB_EXIT_FAIL);
 	}
 	ret = ublk_dev_run(d, &server_stop, ready_fd);
 	ublk_dev_destroy(d);
-	_exit(ret < 0 ? 1 : 0);
+	_exit(ret < 0 ? AB_EXIT_FAIL : AB_EXIT_OK);
 }
 
 /* Wait for the child's device id; -1 when it exited (status in *status). */
@@ -280,7 +281,7 @@ static void spec_for_cell(const struct run_opts *o, const struct matrix_cell *c,
  * One trial of one cell on the in-kernel driver: set it up on the
  * cell's media, warm up, measure, tear down.  No server: the server
  * metrics stay out, the workload's own CPU time holds the driver's.
- * 0, 4 (this kernel lacks the driver) or -1.
+ * 0, AB_EXIT_SKIP (this kernel lacks the driver) or -1.
  */
 static int run_one_kernel(struct run_opts *o, const struct matrix_cell *c,
 			  unsigned int nr, unsigned int step, unsigned int steps)
@@ -308,7 +309,7 @@ static int run_one_kernel(struct run_opts *o, const struct matrix_cell *c,
 		if (ret == -EOPNOTSUPP) {
 			fprintf(stderr, "abtool run: skip path kernel on this "
 				"kernel\n");
-			return 4;
+			return AB_EXIT_SKIP;
 		}
 		return -1;
 	}
@@ -341,7 +342,10 @@ out:
 	return ret;
 }
 
-/* One trial of one cell on one path; 0, 4 (path unsupported) or -1. */
+/*
+ * One trial of one cell on one path; 0, AB_EXIT_SKIP (the server child
+ * said the kernel cannot run the path) or -1.
+ */
 static int run_one(struct run_opts *o, const struct matrix_cell *c,
 		   unsigned int pi, unsigned int nr, unsigned int step,
 		   unsigned int steps)
@@ -376,10 +380,10 @@ static int run_one(struct run_opts *o, const struct matrix_cell *c,
 	close(fds[0]);
 	if (id < 0) {
 		munmap(shared, sizeof(*shared));
-		if (WIFEXITED(status) && WEXITSTATUS(status) == 4) {
+		if (WIFEXITED(status) && WEXITSTATUS(status) == AB_EXIT_SKIP) {
 			fprintf(stderr, "abtool run: skip path %s on this kernel\n",
 				path->name);
-			return 4;
+			return AB_EXIT_SKIP;
 		}
 		fprintf(stderr, "abtool run: %s %s: server did not start\n",
 			path->name, name);
@@ -560,7 +564,7 @@ static int run_bad(const char *opt, const char *arg)
 {
 	fprintf(stderr, "abtool run: --%s: bad value '%s'\n", opt, arg);
 	run_usage(stderr);
-	return 2;
+	return AB_EXIT_USAGE;
 }
 
 int cmd_run(int argc, char **argv)
@@ -598,7 +602,7 @@ int cmd_run(int argc, char **argv)
 	int opt, ret = 0;
 
 	if (!o)
-		return 1;
+		return AB_EXIT_FAIL;
 	o->variant = env_or("ABTOOL_VARIANT", "native");
 	o->flavor = env_or("ABTOOL_FLAVOR", "perf");
 	o->clock = env_or("VMRUN_CLOCK", "wall");
@@ -667,21 +671,21 @@ int cmd_run(int argc, char **argv)
 			for (i = 0; i < ublk_nr_paths; i++)
 				printf("%s\n", ublk_paths[i]->name);
 			printf("%s\n", kernel_row.name);
-			return 0;
+			return AB_EXIT_OK;
 		case 'D': dry_run = true; break;
-		case 'h': run_usage(stdout); return 0;
-		default: run_usage(stderr); return 2;
+		case 'h': run_usage(stdout); return AB_EXIT_OK;
+		default: run_usage(stderr); return AB_EXIT_USAGE;
 		}
 	}
 	if (optind < argc) {
 		fprintf(stderr, "abtool run: unexpected argument '%s'\n", argv[optind]);
 		run_usage(stderr);
-		return 2;
+		return AB_EXIT_USAGE;
 	}
 	if (o->perf_events && !o->perf_stat_out) {
 		fprintf(stderr, "abtool run: --perf-events needs --perf-stat FILE\n");
 		run_usage(stderr);
-		return 2;
+		return AB_EXIT_USAGE;
 	}
 	if (matrix_file)
 		ret = matrix_parse_file(&o->matrix, matrix_file, err, sizeof(err));
@@ -690,7 +694,7 @@ int cmd_run(int argc, char **argv)
 				   err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "abtool run: matrix: %s\n", err);
-		return 2;
+		return AB_EXIT_USAGE;
 	}
 	if (dry_run) {
 		char name[64];
@@ -706,12 +710,12 @@ int cmd_run(int argc, char **argv)
 					       (unsigned long long)trial_seed(o, tr));
 				}
 		free(o);
-		return 0;
+		return AB_EXIT_OK;
 	}
 	o->out = output ? fopen(output, "a") : stdout;
 	if (!o->out) {
 		fprintf(stderr, "abtool run: cannot open %s: %s\n", output, strerror(errno));
-		return 1;
+		return AB_EXIT_FAIL;
 	}
 
 	if (!counters_cpu_time_is_own(o->clock, sysconf(_SC_NPROCESSORS_ONLN)))
@@ -725,11 +729,11 @@ int cmd_run(int argc, char **argv)
 	signal(SIGTERM, on_interrupt);
 	if (make_backings(o)) {
 		remove_backings(o);
-		return 1;
+		return AB_EXIT_FAIL;
 	}
 
 	steps = o->trials * o->matrix.nr * o->nr_paths;
-	ret = 0;
+	ret = AB_EXIT_OK;
 	for (tr = 0; tr < o->trials && !run_interrupted; tr++) {
 		for (i = 0; i < o->matrix.nr && !run_interrupted; i++) {
 			for (j = 0; j < o->nr_paths && !run_interrupted; j++) {
@@ -739,8 +743,8 @@ int cmd_run(int argc, char **argv)
 					continue;
 				switch (run_one(o, &o->matrix.cells[i], k, tr, step, steps)) {
 				case 0: break;
-				case 4: o->path_skipped[k] = true; break;
-				default: ret = 1;
+				case AB_EXIT_SKIP: o->path_skipped[k] = true; break;
+				default: ret = AB_EXIT_FAIL;
 				}
 			}
 		}
@@ -750,7 +754,7 @@ int cmd_run(int argc, char **argv)
 		fclose(o->out);
 	if (run_interrupted) {
 		fprintf(stderr, "abtool run: interrupted\n");
-		ret = 130;
+		ret = AB_EXIT_INTERRUPTED;
 	}
 	free(o);
 	return ret;

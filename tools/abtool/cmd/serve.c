@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "exit_codes.h"
 #include "serve.h"
 #include "size.h"
 #include "ublk.h"
@@ -46,7 +47,7 @@ static int bad_arg(const char *fmt, const char *arg)
 	fprintf(stderr, fmt, arg);
 	fprintf(stderr, "\n");
 	serve_usage(stderr);
-	return 2;
+	return AB_EXIT_USAGE;
 }
 
 static int parse_size_opt(const char *name, const char *arg, uint64_t *v)
@@ -102,22 +103,22 @@ int cmd_serve(int argc, char **argv)
 			break;
 		case 's':
 			if (parse_size_opt("size", optarg, &c.tgt.size))
-				return 2;
+				return AB_EXIT_USAGE;
 			break;
 		case 'c':
 			if (parse_size_opt("chunk", optarg, &v))
-				return 2;
+				return AB_EXIT_USAGE;
 			c.tgt.chunk = v;
 			break;
 		case 'm':
 			if (parse_size_opt("max-io", optarg, &v))
-				return 2;
+				return AB_EXIT_USAGE;
 			c.max_io_bytes = v;
 			break;
 		case 'B': c.tgt.buffered = true; break;
 		case 'r': ready_fd = atoi(optarg); break;
-		case 'h': serve_usage(stdout); return 0;
-		default: serve_usage(stderr); return 2;
+		case 'h': serve_usage(stdout); return AB_EXIT_OK;
+		default: serve_usage(stderr); return AB_EXIT_USAGE;
 		}
 	}
 	if (optind < argc)
@@ -131,19 +132,19 @@ int cmd_serve(int argc, char **argv)
 
 	d = calloc(1, sizeof(*d));
 	if (!d)
-		return 1;
+		return AB_EXIT_FAIL;
 	ret = ublk_dev_create(d, &c, err, sizeof(err));
 	if (ret == -EOPNOTSUPP) {
 		fprintf(stderr, "abtool serve: skip: data path %s: %s\n", c.path, err);
 		ublk_dev_destroy(d);
 		free(d);
-		return 4;
+		return AB_EXIT_SKIP;
 	}
 	if (ret < 0) {
 		fprintf(stderr, "abtool serve: %s\n", err);
 		ublk_dev_destroy(d);
 		free(d);
-		return 1;
+		return AB_EXIT_FAIL;
 	}
 	fprintf(stderr, "abtool serve: /dev/ublkb%d target=%s path=%s size=%llu queues=%u depth=%u\n",
 		d->dev_id, c.target, c.path,
@@ -153,5 +154,5 @@ int cmd_serve(int argc, char **argv)
 		fprintf(stderr, "abtool serve: ublk%d: %s\n", d->dev_id, strerror(-ret));
 	ublk_dev_destroy(d);
 	free(d);
-	return ret < 0 ? 1 : 0;
+	return ret < 0 ? AB_EXIT_FAIL : AB_EXIT_OK;
 }

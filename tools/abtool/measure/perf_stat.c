@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "exit_codes.h"
 #include "perf_stat.h"
 
 #define ACK_TIMEOUT_MS	60000	/* perf is slow to start under TCG */
@@ -61,7 +62,7 @@ static void perf_child(struct perf_stat *ps, int ctl_r, int ack_w, pid_t pid,
 	if (fd >= 0)
 		dup2(fd, STDERR_FILENO);
 	execvp("perf", (char **)argv);
-	_exit(127);
+	_exit(AB_EXIT_NOT_FOUND);
 }
 
 static void perf_stat_free(struct perf_stat *ps)

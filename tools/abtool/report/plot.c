@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "errmsg.h"
+#include "exit_codes.h"
 #include "plot.h"
 #include "report.h"
 
@@ -204,9 +205,9 @@ static int run_gnuplot(const char *dir, const char *script,
 			dup2(devnull, STDOUT_FILENO);
 		}
 		if (chdir(dir))
-			_exit(126);
+			_exit(AB_EXIT_CANNOT_EXEC);
 		execlp("gnuplot", "gnuplot", script, (char *)NULL);
-		_exit(127);
+		_exit(AB_EXIT_NOT_FOUND);
 	}
 	if (waitpid(pid, &status, 0) < 0)
 		return set_err(err, errlen, -errno, "waitpid: %s",

@@ -11,6 +11,7 @@
 #include <json-c/json.h>
 
 #include "errmsg.h"
+#include "exit_codes.h"
 #include "fio.h"
 
 #define FIO_MAX_ARGS	128
@@ -349,7 +350,7 @@ static pid_t spawn(char **argv, int *out_fd)
 		dup2(pfd[1], STDOUT_FILENO);
 		execvp(argv[0], argv);
 		fprintf(stderr, "abtool: %s: %s\n", argv[0], strerror(errno));
-		_exit(127);
+		_exit(AB_EXIT_NOT_FOUND);
 	}
 	close(pfd[1]);
 	*out_fd = pfd[0];
@@ -384,7 +385,7 @@ int fio_run(const char *job, const char *dev, struct wl_result *res,
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
 	free(words);
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
+	if (WIFEXITED(status) && WEXITSTATUS(status) == AB_EXIT_NOT_FOUND)
 		ret = set_err(err, errlen, -1, "fio could not be run (is it installed? $ABTOOL_FIO names another binary)");
 	else if (!out)
 		ret = set_err(err, errlen, -1, "out of memory");
