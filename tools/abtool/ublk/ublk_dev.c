@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "errmsg.h"
 #include "target.h"
 
 #define UBLK_STATE_DIR "/run/abtool"
@@ -85,8 +86,6 @@ static int set_params(struct ublk_dev *d)
 	return ublk_ctrl_set_params(d, &p);
 }
 
-#define FAIL(ret, ...) do { snprintf(err, errlen, __VA_ARGS__); return ret; } while (0)
-
 int ublk_dev_create(struct ublk_dev *d, const struct ublk_dev_config *c,
 		    char *err, size_t errlen)
 {
@@ -100,20 +99,26 @@ int ublk_dev_create(struct ublk_dev *d, const struct ublk_dev_config *c,
 	d->ctrl_fd = d->cdev_fd = -1;
 	d->dev_id = -1;
 	if (!tops)
-		FAIL(-EINVAL, "unknown target '%s'", c->target);
+		return set_err(err, errlen, -EINVAL, "unknown target '%s'",
+			       c->target);
 	if (!path)
-		FAIL(-EINVAL, "unknown data path '%s'", c->path);
+		return set_err(err, errlen, -EINVAL, "unknown data path '%s'",
+			       c->path);
 	if (c->tgt.nr_backing < tops->min_backing ||
 	    c->tgt.nr_backing > tops->max_backing)
-		FAIL(-EINVAL, "target %s takes %d..%d backing files, not %d",
-		     tops->name, tops->min_backing, tops->max_backing,
-		     c->tgt.nr_backing);
+		return set_err(err, errlen, -EINVAL,
+			       "target %s takes %d..%d backing files, not %d",
+			       tops->name, tops->min_backing, tops->max_backing,
+			       c->tgt.nr_backing);
 	if (!c->nr_queues || c->nr_queues > UBLK_MAX_QUEUES)
-		FAIL(-EINVAL, "queues must be 1..%d", UBLK_MAX_QUEUES);
+		return set_err(err, errlen, -EINVAL, "queues must be 1..%d",
+			       UBLK_MAX_QUEUES);
 	if (!c->depth || c->depth > UBLK_MAX_QUEUE_DEPTH)
-		FAIL(-EINVAL, "depth must be 1..%d", UBLK_MAX_QUEUE_DEPTH);
+		return set_err(err, errlen, -EINVAL, "depth must be 1..%d",
+			       UBLK_MAX_QUEUE_DEPTH);
 	if (c->max_io_bytes < 4096 || c->max_io_bytes % 4096)
-		FAIL(-EINVAL, "max I/O size must be a multiple of 4K");
+		return set_err(err, errlen, -EINVAL,
+			       "max I/O size must be a multiple of 4K");
 
 	d->path = path;
 	d->nr_queues = c->nr_queues;
@@ -124,11 +129,13 @@ int ublk_dev_create(struct ublk_dev *d, const struct ublk_dev_config *c,
 
 	ret = ublk_ctrl_open(d);
 	if (ret < 0)
-		FAIL(ret, "cannot open %s: %s (is ublk_drv there?)",
-		     UBLK_CTRL_DEV, strerror(-ret));
+		return set_err(err, errlen, ret,
+			       "cannot open %s: %s (is ublk_drv there?)",
+			       UBLK_CTRL_DEV, strerror(-ret));
 	ret = ublk_ctrl_get_features(d, &features);
 	if (ret < 0)
-		FAIL(ret, "UBLK_U_CMD_GET_FEATURES: %s", strerror(-ret));
+		return set_err(err, errlen, ret, "UBLK_U_CMD_GET_FEATURES: %s",
+			       strerror(-ret));
 	ret = path->probe(features, err, errlen);
 	if (ret < 0)
 		return ret;
@@ -142,21 +149,24 @@ int ublk_dev_create(struct ublk_dev *d, const struct ublk_dev_config *c,
 	d->info.flags = path->dev_flags | UBLK_F_CMD_IOCTL_ENCODE;
 	ret = ublk_ctrl_add(d);
 	if (ret < 0)
-		FAIL(ret, "UBLK_U_CMD_ADD_DEV: %s", strerror(-ret));
+		return set_err(err, errlen, ret, "UBLK_U_CMD_ADD_DEV: %s",
+			       strerror(-ret));
 	state_record(d->dev_id);
 
 	ret = open_cdev(d->dev_id);
 	if (ret < 0)
-		FAIL(ret, "cannot open /dev/ublkc%d: %s", d->dev_id,
-		     strerror(-ret));
+		return set_err(err, errlen, ret, "cannot open /dev/ublkc%d: %s",
+			       d->dev_id, strerror(-ret));
 	d->cdev_fd = ret;
 	ret = set_params(d);
 	if (ret < 0)
-		FAIL(ret, "UBLK_U_CMD_SET_PARAMS: %s", strerror(-ret));
+		return set_err(err, errlen, ret, "UBLK_U_CMD_SET_PARAMS: %s",
+			       strerror(-ret));
 	for (i = 0; i < d->nr_queues; i++) {
 		ret = ublk_queue_setup(d, i);
 		if (ret < 0)
-			FAIL(ret, "queue %u setup: %s", i, strerror(-ret));
+			return set_err(err, errlen, ret, "queue %u setup: %s",
+				       i, strerror(-ret));
 		if (c->shared_stats)
 			d->queues[i].stats = &c->shared_stats[i];
 	}
