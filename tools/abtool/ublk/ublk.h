@@ -79,12 +79,17 @@ struct ublk_path_ops {
 	void (*queue_exit)(struct ublk_queue *q);
 	/* A new request arrived on tag: start it. */
 	void (*start)(struct ublk_queue *q, unsigned int tag);
-	/* A CQE of one of the request's SQEs (kind = USER_DATA_KIND). */
+	/* A CQE of one of the request's SQEs: kind, leg from its user_data */
 	void (*cqe)(struct ublk_queue *q, unsigned int tag, unsigned int kind,
 		    unsigned int leg, int res);
 };
 
-/* user_data layout of the queue ring's SQEs */
+/*
+ * user_data layout of the queue ring's SQEs: bits 0-15 the tag, 16-23
+ * the kind, 24-31 the leg (or a path's aux index).  ublk_ud() builds it
+ * and the ublk_ud_*() decoders read it back, so the layout is written
+ * down once (kublk's build_user_data() and user_data_to_*()).
+ */
 enum ublk_ud_kind {
 	UD_CMD = 0,		/* FETCH / COMMIT_AND_FETCH */
 	UD_LEG,			/* backing I/O of a leg */
@@ -92,10 +97,29 @@ enum ublk_ud_kind {
 	UD_FLUSH,		/* fsync of a backing */
 	UD_AUX,			/* data path private (install, remove, ...) */
 };
+#define UBLK_UD_KIND_SHIFT	16
+#define UBLK_UD_LEG_SHIFT	24
+
 static inline uint64_t ublk_ud(unsigned int tag, unsigned int kind,
 			       unsigned int leg)
 {
-	return (uint64_t)tag | (uint64_t)kind << 16 | (uint64_t)leg << 24;
+	return (uint64_t)tag | (uint64_t)kind << UBLK_UD_KIND_SHIFT |
+	       (uint64_t)leg << UBLK_UD_LEG_SHIFT;
+}
+
+static inline unsigned int ublk_ud_tag(uint64_t user_data)
+{
+	return user_data & 0xffff;
+}
+
+static inline unsigned int ublk_ud_kind(uint64_t user_data)
+{
+	return (user_data >> UBLK_UD_KIND_SHIFT) & 0xff;
+}
+
+static inline unsigned int ublk_ud_leg(uint64_t user_data)
+{
+	return (user_data >> UBLK_UD_LEG_SHIFT) & 0xff;
 }
 
 struct ublk_io {

@@ -193,9 +193,9 @@ static void ublk_handle_cmd_cqe(struct ublk_queue *q, unsigned int tag,
 
 static void ublk_handle_cqe(struct ublk_queue *q, struct io_uring_cqe *cqe)
 {
-	unsigned int tag = cqe->user_data & 0xffff;
-	unsigned int kind = (cqe->user_data >> 16) & 0xff;
-	unsigned int leg = (cqe->user_data >> 24) & 0xff;
+	unsigned int tag = ublk_ud_tag(cqe->user_data);
+	unsigned int kind = ublk_ud_kind(cqe->user_data);
+	unsigned int leg = ublk_ud_leg(cqe->user_data);
 
 	if (kind == UD_CMD)
 		ublk_handle_cmd_cqe(q, tag, cqe->res);
