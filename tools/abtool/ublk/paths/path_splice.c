@@ -40,31 +40,55 @@ static int splice_queue_init(struct ublk_queue *q)
 	return io_uring_register_buffers_sparse(&q->ring, q->depth);
 }
 
-static void prep_aux(struct ublk_queue *q, unsigned int tag, int op, int fd,
-		     unsigned int len, uint64_t off, bool skip_success,
-		     unsigned int which)
+/*
+ * What install and remove share: both act on slot = tag, and their CQE,
+ * when there is one, names which of the two it is (AUX_*) for
+ * splice_cqe().
+ */
+static void prep_slot(struct io_uring_sqe *sqe, unsigned int tag,
+		      unsigned int which, bool skip_success)
 {
-	struct io_uring_sqe *sqe = ublk_get_sqe(q);
-
-	io_uring_prep_rw(op, sqe, fd, NULL, len, off);
 	sqe->buf_index = tag;
 	sqe->user_data = ublk_ud(tag, UD_AUX, which);
 	if (skip_success)
 		sqe->flags |= IOSQE_CQE_SKIP_SUCCESS;
 }
 
+/*
+ * Install the request's pages in slot = tag: SPLICE_FROM reads them from
+ * /dev/ublkcN at the tag's user-copy position.  Its CQE comes only on
+ * failure; success shows in the legs that use the slot.
+ */
+static void prep_install(struct ublk_queue *q, unsigned int tag)
+{
+	unsigned int len = ublk_iod(q, tag)->nr_sectors << 9;
+	uint64_t pos = ublk_user_copy_pos(q->q_id, tag);
+	struct io_uring_sqe *sqe = ublk_get_sqe(q);
+
+	io_uring_prep_rw(IORING_OP_SPLICE_FROM, sqe, q->cdev_fd, NULL, len,
+			 pos);
+	prep_slot(sqe, tag, AUX_INSTALL, true);
+}
+
+/* Empty slot = tag; the legs keep their own references to the pages. */
+static void prep_remove(struct ublk_queue *q, unsigned int tag,
+			bool skip_success)
+{
+	struct io_uring_sqe *sqe = ublk_get_sqe(q);
+
+	io_uring_prep_rw(IORING_OP_BUF_REMOVE, sqe, -1, NULL, 0, 0);
+	prep_slot(sqe, tag, AUX_REMOVE, skip_success);
+}
+
 static void splice_start(struct ublk_queue *q, unsigned int tag)
 {
-	const struct ublksrv_io_desc *iod = ublk_iod(q, tag);
 	struct ublk_io *io = &q->ios[tag];
 	bool write = path_is_write(q, tag);
 	int n = path_map_request(q, tag), i;
 
 	if (n < 0)
 		return;
-	prep_aux(q, tag, IORING_OP_SPLICE_FROM, q->cdev_fd,
-		 iod->nr_sectors << 9, ublk_user_copy_pos(q->q_id, tag),
-		 true, AUX_INSTALL);
+	prep_install(q, tag);
 	for (i = 0; i < n; i++) {
 		const struct ublk_leg *leg = &io->legs[i];
 		struct io_uring_sqe *sqe = ublk_get_sqe(q);
@@ -79,7 +103,7 @@ static void splice_start(struct ublk_queue *q, unsigned int tag)
 		io->pending++;
 	}
 	/* with no legs (null) the remove's CQE tells us the handoff is done */
-	prep_aux(q, tag, IORING_OP_BUF_REMOVE, -1, 0, 0, n > 0, AUX_REMOVE);
+	prep_remove(q, tag, n > 0);
 	if (!n)
 		io->pending++;
 }
