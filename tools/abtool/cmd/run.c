@@ -8,6 +8,11 @@
  * trial record (JSON line) to the output.  The row "kernel" does the
  * same on the in-kernel driver for the cell's target (kdev.h) on the
  * same media: the baseline each ublk path is a fraction of.
+ *
+ * The file reads top down: one trial (run_one(), run_one_kernel()), the
+ * measuring loop over all of them (run_trials(), run_measure()), then
+ * the command line (run_parse_args() into struct run_opts) and cmd_run(),
+ * which joins the two.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -35,6 +40,10 @@
 #include "ublk.h"
 #include "workload.h"
 
+/*
+ * What the command line asked for (run_parse_args() fills it) and the
+ * state of the run that measures it (run_measure()).
+ */
 struct run_opts {
 	const char *variant, *flavor, *clock, *accel;
 	int boot;
@@ -43,6 +52,10 @@ struct run_opts {
 	const char *workdir;
 	const char *perf_stat_out, *perf_events;
 	bool verify;
+	const char *output;		/* -o; NULL: stdout */
+	const char *matrix_file;	/* --matrix; NULL: built in */
+	bool quick;			/* the built-in quick matrix */
+	bool dry_run;
 	FILE *out;
 	struct matrix matrix;
 	const struct ublk_path_ops *paths[UBLK_MAX_PATHS];
@@ -498,6 +511,101 @@ static void remove_backings(struct run_opts *o)
 		backing_release(&o->media[--o->nr_media]);
 }
 
+/*
+ * Every trial of every cell on every path, the paths in ABBA order,
+ * until done or interrupted.  A path whose server says the kernel cannot
+ * run it is skipped from then on.  AB_EXIT_FAIL when any trial failed.
+ */
+static int run_trials(struct run_opts *o)
+{
+	unsigned int i, j, k, tr, step = 0;
+	unsigned int steps = o->trials * o->matrix.nr * o->nr_paths;
+	int ret = AB_EXIT_OK;
+
+	for (tr = 0; tr < o->trials && !run_interrupted; tr++) {
+		for (i = 0; i < o->matrix.nr && !run_interrupted; i++) {
+			for (j = 0; j < o->nr_paths && !run_interrupted; j++) {
+				k = path_at(o, tr, j);
+				step++;
+				if (o->path_skipped[k])
+					continue;
+				switch (run_one(o, &o->matrix.cells[i], k, tr, step, steps)) {
+				case 0: break;
+				case AB_EXIT_SKIP: o->path_skipped[k] = true; break;
+				default: ret = AB_EXIT_FAIL;
+				}
+			}
+		}
+	}
+	return ret;
+}
+
+/*
+ * Under icount every vCPU's instructions tick every task's clock, so CPU
+ * time per I/O means something only with one vCPU: say why it is left out.
+ */
+static void warn_cpu_time_not_own(const struct run_opts *o)
+{
+	if (!counters_cpu_time_is_own(o->clock, sysconf(_SC_NPROCESSORS_ONLN)))
+		fprintf(stderr, "abtool run: icount with %ld vCPUs: a task's "
+			"task-clock also counts the other vCPUs' instructions, so "
+			"server_cpu_us_per_io and load_cpu_us_per_io are not "
+			"recorded (boot 1 vCPU for them)\n",
+			sysconf(_SC_NPROCESSORS_ONLN));
+}
+
+/*
+ * The measuring run: open the output, clean up after dead servers, make
+ * the media, run the trials, tidy up.  Returns the exit status.
+ */
+static int run_measure(struct run_opts *o)
+{
+	int ret;
+
+	o->out = o->output ? fopen(o->output, "a") : stdout;
+	if (!o->out) {
+		fprintf(stderr, "abtool run: cannot open %s: %s\n", o->output,
+			strerror(errno));
+		return AB_EXIT_FAIL;
+	}
+	warn_cpu_time_not_own(o);
+	ublk_cleanup_stale(stderr);
+	signal(SIGINT, on_interrupt);
+	signal(SIGTERM, on_interrupt);
+	if (make_backings(o)) {
+		remove_backings(o);
+		return AB_EXIT_FAIL;
+	}
+	ret = run_trials(o);
+	remove_backings(o);
+	if (o->output)
+		fclose(o->out);
+	if (run_interrupted) {
+		fprintf(stderr, "abtool run: interrupted\n");
+		ret = AB_EXIT_INTERRUPTED;
+	}
+	return ret;
+}
+
+/* --dry-run: the trials run_trials() would run, in its order, with seeds. */
+static int run_dry(const struct run_opts *o)
+{
+	unsigned int i, j, tr;
+	char name[64];
+
+	for (tr = 0; tr < o->trials; tr++)
+		for (i = 0; i < o->matrix.nr; i++)
+			for (j = 0; j < o->nr_paths; j++) {
+				matrix_cell_name(&o->matrix.cells[i], name,
+						 sizeof(name));
+				printf("boot=%d trial=%u cell=\"%s\" path=%s seed=%llu\n",
+				       o->boot, tr, name,
+				       o->paths[path_at(o, tr, j)]->name,
+				       (unsigned long long)trial_seed(o, tr));
+			}
+	return AB_EXIT_OK;
+}
+
 static void run_usage(FILE *f)
 {
 	fprintf(f,
@@ -567,42 +675,36 @@ static int run_bad(const char *opt, const char *arg)
 	return AB_EXIT_USAGE;
 }
 
-int cmd_run(int argc, char **argv)
-{
-	static const struct option opts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "matrix", required_argument, NULL, 'M' },
-		{ "quick", no_argument, NULL, 'Q' },
-		{ "paths", required_argument, NULL, 'p' },
-		{ "trials", required_argument, NULL, 'n' },
-		{ "runtime", required_argument, NULL, 'R' },
-		{ "ramp", required_argument, NULL, 'r' },
-		{ "size", required_argument, NULL, 's' },
-		{ "workdir", required_argument, NULL, 'w' },
-		{ "seed", required_argument, NULL, 'S' },
-		{ "verify", no_argument, NULL, 'V' },
-		{ "perf-stat", required_argument, NULL, 'P' },
-		{ "perf-events", required_argument, NULL, 'E' },
-		{ "variant", required_argument, NULL, 'v' },
-		{ "flavor", required_argument, NULL, 'f' },
-		{ "clock", required_argument, NULL, 'c' },
-		{ "accel", required_argument, NULL, 'a' },
-		{ "boot", required_argument, NULL, 'b' },
-		{ "list-paths", no_argument, NULL, 'L' },
-		{ "dry-run", no_argument, NULL, 'D' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
-	};
-	struct run_opts *o = calloc(1, sizeof(*o));
-	const char *matrix_file = NULL, *output = NULL;
-	unsigned int i, j, k, tr, step = 0, steps;
-	bool quick = false, dry_run = false;
-	char err[256] = "";
-	uint64_t v;
-	int opt, ret = 0;
+static const struct option run_long_opts[] = {
+	{ "output", required_argument, NULL, 'o' },
+	{ "matrix", required_argument, NULL, 'M' },
+	{ "quick", no_argument, NULL, 'Q' },
+	{ "paths", required_argument, NULL, 'p' },
+	{ "trials", required_argument, NULL, 'n' },
+	{ "runtime", required_argument, NULL, 'R' },
+	{ "ramp", required_argument, NULL, 'r' },
+	{ "size", required_argument, NULL, 's' },
+	{ "workdir", required_argument, NULL, 'w' },
+	{ "seed", required_argument, NULL, 'S' },
+	{ "verify", no_argument, NULL, 'V' },
+	{ "perf-stat", required_argument, NULL, 'P' },
+	{ "perf-events", required_argument, NULL, 'E' },
+	{ "variant", required_argument, NULL, 'v' },
+	{ "flavor", required_argument, NULL, 'f' },
+	{ "clock", required_argument, NULL, 'c' },
+	{ "accel", required_argument, NULL, 'a' },
+	{ "boot", required_argument, NULL, 'b' },
+	{ "list-paths", no_argument, NULL, 'L' },
+	{ "dry-run", no_argument, NULL, 'D' },
+	{ "help", no_argument, NULL, 'h' },
+	{ 0 }
+};
 
-	if (!o)
-		return AB_EXIT_FAIL;
+/* The defaults: labels from the environment, every path and the kernel row */
+static void run_opts_init(struct run_opts *o)
+{
+	unsigned int i;
+
 	o->variant = env_or("ABTOOL_VARIANT", "native");
 	o->flavor = env_or("ABTOOL_FLAVOR", "perf");
 	o->clock = env_or("VMRUN_CLOCK", "wall");
@@ -616,66 +718,114 @@ int cmd_run(int argc, char **argv)
 	for (i = 0; i < ublk_nr_paths; i++)
 		o->paths[o->nr_paths++] = ublk_paths[i];
 	o->paths[o->nr_paths++] = &kernel_row;
+}
 
+static void list_paths(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < ublk_nr_paths; i++)
+		printf("%s\n", ublk_paths[i]->name);
+	printf("%s\n", kernel_row.name);
+}
+
+/*
+ * One option from getopt_long() into @o.  -1 to go on, else the exit
+ * status: a bad value, or an option that does its job and ends the
+ * command (--help, --list-paths).
+ */
+static int run_parse_opt(struct run_opts *o, int opt, char *arg)
+{
+	uint64_t v;
+
+	switch (opt) {
+	case 'o': o->output = arg; break;
+	case 'M': o->matrix_file = arg; break;
+	case 'Q': o->quick = true; break;
+	case 'p':
+		if (parse_paths(o, arg))
+			return run_bad("paths", arg);
+		break;
+	case 'n':
+		if (wl_parse_uint(arg, 1, 1000, &v))
+			return run_bad("trials", arg);
+		o->trials = v;
+		break;
+	case 'R':
+		if (wl_parse_duration_ms(arg, &o->runtime_ms) || !o->runtime_ms)
+			return run_bad("runtime", arg);
+		break;
+	case 'r':
+		if (wl_parse_duration_ms(arg, &o->ramp_ms))
+			return run_bad("ramp", arg);
+		break;
+	case 's':
+		if (parse_size(arg, &o->backing_size) ||
+		    o->backing_size < (1 << 20))
+			return run_bad("size", arg);
+		o->backing_size &= ~((uint64_t)(1 << 20) - 1);
+		break;
+	case 'w': o->workdir = arg; break;
+	case 'S':
+		if (wl_parse_uint(arg, 0, UINT64_MAX, &o->seed))
+			return run_bad("seed", arg);
+		break;
+	case 'V': o->verify = true; break;
+	case 'P': o->perf_stat_out = arg; break;
+	case 'E': o->perf_events = arg; break;
+	case 'v': o->variant = arg; break;
+	case 'f': o->flavor = arg; break;
+	case 'c':
+		if (strcmp(arg, "wall") && strcmp(arg, "icount"))
+			return run_bad("clock", arg);
+		o->clock = arg;
+		break;
+	case 'a': o->accel = arg; break;
+	case 'b':
+		if (wl_parse_uint(arg, 0, 1000, &v))
+			return run_bad("boot", arg);
+		o->boot = v;
+		break;
+	case 'L': list_paths(); return AB_EXIT_OK;
+	case 'D': o->dry_run = true; break;
+	case 'h': run_usage(stdout); return AB_EXIT_OK;
+	default: run_usage(stderr); return AB_EXIT_USAGE;
+	}
+	return -1;
+}
+
+/* The matrix of --matrix, --quick or the default; -1, else the exit status */
+static int run_load_matrix(struct run_opts *o)
+{
+	char err[256] = "";
+	int ret;
+
+	if (o->matrix_file)
+		ret = matrix_parse_file(&o->matrix, o->matrix_file, err, sizeof(err));
+	else
+		ret = matrix_parse(&o->matrix, o->quick ? matrix_quick : matrix_default,
+				   err, sizeof(err));
+	if (!ret)
+		return -1;
+	fprintf(stderr, "abtool run: matrix: %s\n", err);
+	return AB_EXIT_USAGE;
+}
+
+/*
+ * The command line into @o, the matrix included.  -1 to go on, else the
+ * exit status (as compare's parse_args()).
+ */
+static int run_parse_args(int argc, char **argv, struct run_opts *o)
+{
+	int opt, ret;
+
+	run_opts_init(o);
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "o:p:n:h", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'o': output = optarg; break;
-		case 'M': matrix_file = optarg; break;
-		case 'Q': quick = true; break;
-		case 'p':
-			if (parse_paths(o, optarg))
-				return run_bad("paths", optarg);
-			break;
-		case 'n':
-			if (wl_parse_uint(optarg, 1, 1000, &v))
-				return run_bad("trials", optarg);
-			o->trials = v;
-			break;
-		case 'R':
-			if (wl_parse_duration_ms(optarg, &o->runtime_ms) || !o->runtime_ms)
-				return run_bad("runtime", optarg);
-			break;
-		case 'r':
-			if (wl_parse_duration_ms(optarg, &o->ramp_ms))
-				return run_bad("ramp", optarg);
-			break;
-		case 's':
-			if (parse_size(optarg, &o->backing_size) ||
-			    o->backing_size < (1 << 20))
-				return run_bad("size", optarg);
-			o->backing_size &= ~((uint64_t)(1 << 20) - 1);
-			break;
-		case 'w': o->workdir = optarg; break;
-		case 'S':
-			if (wl_parse_uint(optarg, 0, UINT64_MAX, &o->seed))
-				return run_bad("seed", optarg);
-			break;
-		case 'V': o->verify = true; break;
-		case 'P': o->perf_stat_out = optarg; break;
-		case 'E': o->perf_events = optarg; break;
-		case 'v': o->variant = optarg; break;
-		case 'f': o->flavor = optarg; break;
-		case 'c':
-			if (strcmp(optarg, "wall") && strcmp(optarg, "icount"))
-				return run_bad("clock", optarg);
-			o->clock = optarg;
-			break;
-		case 'a': o->accel = optarg; break;
-		case 'b':
-			if (wl_parse_uint(optarg, 0, 1000, &v))
-				return run_bad("boot", optarg);
-			o->boot = v;
-			break;
-		case 'L':
-			for (i = 0; i < ublk_nr_paths; i++)
-				printf("%s\n", ublk_paths[i]->name);
-			printf("%s\n", kernel_row.name);
-			return AB_EXIT_OK;
-		case 'D': dry_run = true; break;
-		case 'h': run_usage(stdout); return AB_EXIT_OK;
-		default: run_usage(stderr); return AB_EXIT_USAGE;
-		}
+	while ((opt = getopt_long(argc, argv, "o:p:n:h", run_long_opts,
+				  NULL)) != -1) {
+		ret = run_parse_opt(o, opt, optarg);
+		if (ret >= 0)
+			return ret;
 	}
 	if (optind < argc) {
 		fprintf(stderr, "abtool run: unexpected argument '%s'\n", argv[optind]);
@@ -687,75 +837,19 @@ int cmd_run(int argc, char **argv)
 		run_usage(stderr);
 		return AB_EXIT_USAGE;
 	}
-	if (matrix_file)
-		ret = matrix_parse_file(&o->matrix, matrix_file, err, sizeof(err));
-	else
-		ret = matrix_parse(&o->matrix, quick ? matrix_quick : matrix_default,
-				   err, sizeof(err));
-	if (ret) {
-		fprintf(stderr, "abtool run: matrix: %s\n", err);
-		return AB_EXIT_USAGE;
-	}
-	if (dry_run) {
-		char name[64];
+	return run_load_matrix(o);
+}
 
-		for (tr = 0; tr < o->trials; tr++)
-			for (i = 0; i < o->matrix.nr; i++)
-				for (j = 0; j < o->nr_paths; j++) {
-					matrix_cell_name(&o->matrix.cells[i], name,
-							 sizeof(name));
-					printf("boot=%d trial=%u cell=\"%s\" path=%s seed=%llu\n",
-					       o->boot, tr, name,
-					       o->paths[path_at(o, tr, j)]->name,
-					       (unsigned long long)trial_seed(o, tr));
-				}
-		free(o);
-		return AB_EXIT_OK;
-	}
-	o->out = output ? fopen(output, "a") : stdout;
-	if (!o->out) {
-		fprintf(stderr, "abtool run: cannot open %s: %s\n", output, strerror(errno));
+int cmd_run(int argc, char **argv)
+{
+	struct run_opts *o = calloc(1, sizeof(*o));
+	int ret;
+
+	if (!o)
 		return AB_EXIT_FAIL;
-	}
-
-	if (!counters_cpu_time_is_own(o->clock, sysconf(_SC_NPROCESSORS_ONLN)))
-		fprintf(stderr, "abtool run: icount with %ld vCPUs: a task's "
-			"task-clock also counts the other vCPUs' instructions, so "
-			"server_cpu_us_per_io and load_cpu_us_per_io are not "
-			"recorded (boot 1 vCPU for them)\n",
-			sysconf(_SC_NPROCESSORS_ONLN));
-	ublk_cleanup_stale(stderr);
-	signal(SIGINT, on_interrupt);
-	signal(SIGTERM, on_interrupt);
-	if (make_backings(o)) {
-		remove_backings(o);
-		return AB_EXIT_FAIL;
-	}
-
-	steps = o->trials * o->matrix.nr * o->nr_paths;
-	ret = AB_EXIT_OK;
-	for (tr = 0; tr < o->trials && !run_interrupted; tr++) {
-		for (i = 0; i < o->matrix.nr && !run_interrupted; i++) {
-			for (j = 0; j < o->nr_paths && !run_interrupted; j++) {
-				k = path_at(o, tr, j);
-				step++;
-				if (o->path_skipped[k])
-					continue;
-				switch (run_one(o, &o->matrix.cells[i], k, tr, step, steps)) {
-				case 0: break;
-				case AB_EXIT_SKIP: o->path_skipped[k] = true; break;
-				default: ret = AB_EXIT_FAIL;
-				}
-			}
-		}
-	}
-	remove_backings(o);
-	if (output)
-		fclose(o->out);
-	if (run_interrupted) {
-		fprintf(stderr, "abtool run: interrupted\n");
-		ret = AB_EXIT_INTERRUPTED;
-	}
+	ret = run_parse_args(argc, argv, o);
+	if (ret < 0)
+		ret = o->dry_run ? run_dry(o) : run_measure(o);
 	free(o);
 	return ret;
 }
