@@ -227,6 +227,8 @@ d_state_tasks() {
 hang_report() {
 	local f out
 	# debugfs files have no size: read each, print what is not empty
+	# (a disk's directory goes early in del_gendisk(): a hang in STOP_DEV
+	# shows nothing here)
 	for f in /sys/kernel/debug/block/ublkb*/{state,requeue_list} \
 		 /sys/kernel/debug/block/ublkb*/hctx*/{state,busy,dispatch} \
 		 /sys/kernel/debug/block/ublkb*/sched/*dispatch*; do
