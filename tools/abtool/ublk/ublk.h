@@ -129,6 +129,7 @@ struct ublk_io {
 	int pending;		/* SQEs in flight for this request */
 	int res;		/* bytes done or first -errno */
 	unsigned int stage;	/* data path private */
+	uint64_t legs_again;	/* legs cut short, to go again (bit = leg) */
 	bool fetched;		/* FETCH/COMMIT outstanding in the kernel */
 };
 
@@ -206,6 +207,8 @@ void *ublk_queue_thread(void *arg);
 struct io_uring_sqe *ublk_get_sqe(struct ublk_queue *q);
 void ublk_commit(struct ublk_queue *q, unsigned int tag, int res);
 void ublk_submit_legs(struct ublk_queue *q, unsigned int tag, void *buf);
+bool ublk_leg_advance(struct ublk_queue *q, unsigned int tag,
+		      unsigned int kind, unsigned int leg, int *res);
 bool ublk_leg_short(struct ublk_queue *q, unsigned int tag, unsigned int kind,
 		    unsigned int leg, int *res);
 void ublk_submit_flush(struct ublk_queue *q, unsigned int tag);

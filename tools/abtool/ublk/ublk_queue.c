@@ -92,14 +92,16 @@ void ublk_submit_legs(struct ublk_queue *q, unsigned int tag, void *buf)
 }
 
 /*
- * A leg on the daemon buffer that moved fewer bytes than asked goes again
- * for the rest (a char device such as /dev/zero stops early when task
- * work is pending; io_uring retries short reads of regular files only):
- * committing it whole would hand the reader the buffer's old bytes.
- * Returns true if it went again; a leg that moved nothing becomes -EIO.
+ * A leg that moved fewer bytes than asked must go again for the rest (a
+ * char device such as /dev/zero stops early when task work is pending;
+ * io_uring retries short reads of regular files only): committing the
+ * request whole would hand the reader bytes nobody wrote, and a zero-copy
+ * kernel that counts the filled bytes would send the rest back as a new
+ * request.  Moves the leg past what it did and returns true if a rest is
+ * left; a leg that moved nothing becomes -EIO.
  */
-bool ublk_leg_short(struct ublk_queue *q, unsigned int tag, unsigned int kind,
-		    unsigned int leg, int *res)
+bool ublk_leg_advance(struct ublk_queue *q, unsigned int tag,
+		      unsigned int kind, unsigned int leg, int *res)
 {
 	struct ublk_io *io = &q->ios[tag];
 	struct ublk_leg *l;
@@ -116,7 +118,16 @@ bool ublk_leg_short(struct ublk_queue *q, unsigned int tag, unsigned int kind,
 	l->off += *res;
 	l->buf_off += *res;
 	l->len -= *res;
-	ublk_prep_leg(q, tag, leg, io->buf);
+	return true;
+}
+
+/* the same on the daemon buffer: the leg goes again at once */
+bool ublk_leg_short(struct ublk_queue *q, unsigned int tag, unsigned int kind,
+		    unsigned int leg, int *res)
+{
+	if (!ublk_leg_advance(q, tag, kind, leg, res))
+		return false;
+	ublk_prep_leg(q, tag, leg, q->ios[tag].buf);
 	return true;
 }
 
@@ -182,6 +193,7 @@ static void ublk_handle_cmd_cqe(struct ublk_queue *q, unsigned int tag,
 		io->pending = 0;
 		io->stage = 0;
 		io->nr_legs = 0;
+		io->legs_again = 0;
 		q->dev->path->start(q, tag);
 		return;
 	}

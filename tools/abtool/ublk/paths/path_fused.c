@@ -31,32 +31,37 @@ static int fused_probe(uint64_t features, char *why, size_t whylen)
 	return 0;
 }
 
+/* leg i as one fused command: primary names the request, secondary moves */
+static void fused_prep_leg(struct ublk_queue *q, unsigned int tag, int i)
+{
+	const struct ublk_leg *leg = &q->ios[tag].legs[i];
+	struct io_uring_sqe *sqe = ublk_get_sqe(q);
+	struct io_uring_sqe *secondary = sqe + 1;
+	struct ublksrv_io_cmd *cmd = (struct ublksrv_io_cmd *)sqe->cmd;
+	int fd = q->dev->tgt.fds[leg->backing];
+	void *at = (void *)(uintptr_t)leg->buf_off;
+
+	sqe->opcode = IORING_OP_FUSED_CMD;
+	sqe->fd = q->cdev_fd;
+	sqe->cmd_op = UBLK_U_IO_FUSED_SUBMIT_IO;
+	sqe->user_data = ublk_ud(tag, UD_LEG, i);
+	cmd->q_id = q->q_id;
+	cmd->tag = tag;
+	if (path_is_write(q, tag))
+		io_uring_prep_write(secondary, fd, at, leg->len, leg->off);
+	else
+		io_uring_prep_read(secondary, fd, at, leg->len, leg->off);
+}
+
 static void fused_start(struct ublk_queue *q, unsigned int tag)
 {
 	struct ublk_io *io = &q->ios[tag];
-	bool write = path_is_write(q, tag);
 	int n = path_map_request(q, tag), i;
 
 	if (n == 0)
 		ublk_commit(q, tag, path_result(q, tag));
 	for (i = 0; i < n; i++) {
-		const struct ublk_leg *leg = &io->legs[i];
-		struct io_uring_sqe *sqe = ublk_get_sqe(q);
-		struct io_uring_sqe *secondary = sqe + 1;
-		struct ublksrv_io_cmd *cmd = (struct ublksrv_io_cmd *)sqe->cmd;
-		int fd = q->dev->tgt.fds[leg->backing];
-		void *at = (void *)(uintptr_t)leg->buf_off;
-
-		sqe->opcode = IORING_OP_FUSED_CMD;
-		sqe->fd = q->cdev_fd;
-		sqe->cmd_op = UBLK_U_IO_FUSED_SUBMIT_IO;
-		sqe->user_data = ublk_ud(tag, UD_LEG, i);
-		cmd->q_id = q->q_id;
-		cmd->tag = tag;
-		if (write)
-			io_uring_prep_write(secondary, fd, at, leg->len, leg->off);
-		else
-			io_uring_prep_read(secondary, fd, at, leg->len, leg->off);
+		fused_prep_leg(q, tag, i);
 		io->pending++;
 	}
 }
@@ -64,7 +69,11 @@ static void fused_start(struct ublk_queue *q, unsigned int tag)
 static void fused_cqe(struct ublk_queue *q, unsigned int tag,
 		      unsigned int kind, unsigned int leg, int res)
 {
-	(void)kind, (void)leg;
+	/* a short secondary: another fused command for the rest */
+	if (ublk_leg_advance(q, tag, kind, leg, &res)) {
+		fused_prep_leg(q, tag, leg);
+		return;
+	}
 	if (ublk_leg_done(q, tag, res))
 		ublk_commit(q, tag, path_result(q, tag));
 }

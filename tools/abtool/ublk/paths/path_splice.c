@@ -80,32 +80,53 @@ static void prep_remove(struct ublk_queue *q, unsigned int tag,
 	prep_slot(sqe, tag, AUX_REMOVE, skip_success);
 }
 
+/* leg i as READ_FIXED/WRITE_FIXED; addr is a byte offset into the slot */
+static void prep_leg(struct ublk_queue *q, unsigned int tag, int i)
+{
+	const struct ublk_leg *leg = &q->ios[tag].legs[i];
+	struct io_uring_sqe *sqe = ublk_get_sqe(q);
+	int fd = q->dev->tgt.fds[leg->backing];
+
+	io_uring_prep_rw(path_is_write(q, tag) ? IORING_OP_WRITE_FIXED :
+			 IORING_OP_READ_FIXED, sqe, fd,
+			 (void *)(uintptr_t)leg->buf_off, leg->len, leg->off);
+	sqe->buf_index = tag;
+	sqe->user_data = ublk_ud(tag, UD_LEG, i);
+	q->ios[tag].pending++;
+}
+
 static void splice_start(struct ublk_queue *q, unsigned int tag)
 {
 	struct ublk_io *io = &q->ios[tag];
-	bool write = path_is_write(q, tag);
 	int n = path_map_request(q, tag), i;
 
 	if (n < 0)
 		return;
 	prep_install(q, tag);
-	for (i = 0; i < n; i++) {
-		const struct ublk_leg *leg = &io->legs[i];
-		struct io_uring_sqe *sqe = ublk_get_sqe(q);
-		int fd = q->dev->tgt.fds[leg->backing];
-
-		/* addr is a byte offset into the installed buffer */
-		io_uring_prep_rw(write ? IORING_OP_WRITE_FIXED : IORING_OP_READ_FIXED,
-				 sqe, fd, (void *)(uintptr_t)leg->buf_off,
-				 leg->len, leg->off);
-		sqe->buf_index = tag;
-		sqe->user_data = ublk_ud(tag, UD_LEG, i);
-		io->pending++;
-	}
+	for (i = 0; i < n; i++)
+		prep_leg(q, tag, i);
 	/* with no legs (null) the remove's CQE tells us the handoff is done */
 	prep_remove(q, tag, n > 0);
 	if (!n)
 		io->pending++;
+}
+
+/*
+ * Legs cut short go again once every leg is back: the slot was emptied in
+ * the first submission, so the pages are lent again (the loan ended with
+ * the last leg) for the legs that have a rest.
+ */
+static void splice_again(struct ublk_queue *q, unsigned int tag)
+{
+	struct ublk_io *io = &q->ios[tag];
+	int i;
+
+	prep_install(q, tag);
+	for (i = 0; i < io->nr_legs; i++)
+		if (io->legs_again & (1ULL << i))
+			prep_leg(q, tag, i);
+	io->legs_again = 0;
+	prep_remove(q, tag, true);
 }
 
 static void splice_cqe(struct ublk_queue *q, unsigned int tag,
@@ -122,7 +143,15 @@ static void splice_cqe(struct ublk_queue *q, unsigned int tag,
 			io->res = res;
 		return;
 	}
-	if (ublk_leg_done(q, tag, res))
+	if (ublk_leg_advance(q, tag, kind, leg, &res)) {
+		io->legs_again |= 1ULL << leg;
+		res = 0;
+	}
+	if (!ublk_leg_done(q, tag, res))
+		return;
+	if (io->legs_again && io->res >= 0)
+		splice_again(q, tag);
+	else
 		ublk_commit(q, tag, path_result(q, tag));
 }
 
