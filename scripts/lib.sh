@@ -28,10 +28,23 @@ series_patches() {
 		! -name '0000-*' | sort
 }
 
+# in_list WORD LIST...: whether WORD is one of LIST
+in_list() {
+	local w=$1 x
+	shift
+	for x; do [ "$x" = "$w" ] && return 0; done
+	return 1
+}
+
 valid_variant() {
-	local v
-	for v in "${VARIANTS_ALL[@]}"; do [ "$v" = "$1" ] && return 0; done
-	die "unknown variant '$1' (known: ${VARIANTS_ALL[*]})"
+	in_list "$1" "${VARIANTS_ALL[@]}" ||
+		die "unknown variant '$1' (known: ${VARIANTS_ALL[*]})"
+}
+
+# variant_has_patches V: base always; another variant once its series
+# holds a patch (before that, builds, tests and measurements skip it)
+variant_has_patches() {
+	[ "$1" = base ] || [ -n "$(series_patches "$1")" ]
 }
 
 # variant_paths V: the data paths kernel variant V must have (the same
@@ -46,7 +59,8 @@ variant_paths() {
 }
 
 valid_flavor() {
-	case $1 in perf|debug) ;; *) die "unknown flavor '$1' (perf|debug)";; esac
+	in_list "$1" "${FLAVORS_ALL[@]}" ||
+		die "unknown flavor '$1' (known: ${FLAVORS_ALL[*]})"
 }
 
 tree_dir() { echo "$BUILD/trees/$1"; }
@@ -136,7 +150,7 @@ host_unit_tests() {
 # variant_skipped V OUT: true, with OUT/V.tap saying so, when variant V
 # has no patches yet (base always runs).
 variant_skipped() {
-	[ "$1" != base ] && [ -z "$(series_patches "$1")" ] || return 1
+	if variant_has_patches "$1"; then return 1; fi
 	log "variant $1: no patches yet in patches/$1 -- its tests are skipped"
 	printf 'TAP version 13\n1..1\nok 1 variant %s # SKIP no patches yet\n' \
 		"$1" > "$2/$1.tap"
