@@ -72,6 +72,19 @@ out_dir() { echo "$BUILD/trees/$1/.o-$2"; }
 kernel_image() { echo "$(out_dir "$1" "$2")/arch/x86/boot/bzImage"; }
 headers_dir() { echo "$BUILD/headers/$1"; }
 
+# kbuild_env: the environment of every kernel build (kernel-build, and
+# lint's per-patch builds, which must hit the same cache): ccache keyed
+# on paths relative to build/trees and on the compiler's content, and
+# fixed build stamps, so that a file compiles to the same object in
+# every tree (docs/variants.md#ccache)
+kbuild_env() {
+	export CCACHE_BASEDIR=$BUILD/trees CCACHE_NOHASHDIR=1
+	export CCACHE_SLOPPINESS=time_macros,include_file_mtime,include_file_ctime
+	export CCACHE_COMPILERCHECK=content
+	export KBUILD_BUILD_TIMESTAMP="Thu Jan  1 00:00:00 UTC 2026"
+	export KBUILD_BUILD_USER=ublkzc KBUILD_BUILD_HOST=build
+}
+
 # Stage timing: stage_begin NAME; ...; stage_end
 stage_begin() { STAGE_NAME=$1; STAGE_T0=$(date +%s); log "== $1"; }
 stage_end() {
