@@ -85,13 +85,36 @@ kbuild_env() {
 	export KBUILD_BUILD_USER=ublkzc KBUILD_BUILD_HOST=build
 }
 
-# Stage timing: stage_begin NAME; ...; stage_end
+# Stage timing: stages_start once, then stage_begin NAME; ...; stage_end
+# per stage, and stage_report at the end.
+stages_start() {
+	mkdir -p "$BUILD"
+	: > "$BUILD/stage-times.txt"
+	STAGES_T0=$(date +%s)
+}
 stage_begin() { STAGE_NAME=$1; STAGE_T0=$(date +%s); log "== $1"; }
 stage_end() {
 	local dt=$(( $(date +%s) - STAGE_T0 ))
 	log "== $STAGE_NAME done in ${dt}s"
 	mkdir -p "$BUILD"
 	printf '%-40s %5ss\n' "$STAGE_NAME" "$dt" >> "$BUILD/stage-times.txt"
+}
+# stage_report: the table of the stages since stages_start and the total
+stage_report() {
+	echo
+	echo "Stage timings:"
+	cat "$BUILD/stage-times.txt"
+	printf '%-40s %5ss\n' "total" "$(( $(date +%s) - STAGES_T0 ))"
+}
+
+# setup_stages: the stages every job (check, stress, ab) runs before its
+# own: apt packages, kernel source, and the base kernel's uapi headers,
+# which abtool and the selftests build against (they probe the series at
+# run time, so one binary runs on every variant)
+setup_stages() {
+	stage_begin "deps"; "$TOP/scripts/deps"; stage_end
+	stage_begin "kernel source"; "$TOP/scripts/kernel-source" >/dev/null; stage_end
+	stage_begin "headers base"; "$TOP/scripts/kernel-headers" base; stage_end
 }
 
 # ---- the selftest suite on booted kernels (scripts/check, scripts/stress)
@@ -106,22 +129,17 @@ build_userspace() {
 		{ cat "$1/selftests-build.log"; STEP="selftests build" die "selftests do not build"; }
 }
 
-# suite_setup OUT: the stages before any kernel: apt packages, kernel
-# source, base uapi headers, abtool and the selftests.
+# suite_setup OUT: the stages before any kernel: setup_stages, then
+# abtool and the selftests.
 suite_setup() {
-	stage_begin "deps"; "$TOP/scripts/deps"; stage_end
-	stage_begin "kernel source"; "$TOP/scripts/kernel-source" >/dev/null; stage_end
-	stage_begin "headers base"; "$TOP/scripts/kernel-headers" base; stage_end
+	setup_stages
 	stage_begin "abtool + selftests build"; build_userspace "$1"; stage_end
 }
 
-# suite_report OUT T0: the stage timings since T0 and the closing line
+# suite_report OUT: the stage timings and the closing line
 # "N passed, N failed, N skipped" over OUT's TAP files.
 suite_report() {
-	echo
-	echo "Stage timings:"
-	cat "$BUILD/stage-times.txt"
-	printf '%-40s %5ss\n' "total" "$(( $(date +%s) - $2 ))"
+	stage_report
 	echo
 	"$TOP/scripts/tap-summary" "$1"/*.tap
 }
