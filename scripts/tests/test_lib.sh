@@ -18,6 +18,7 @@ mkdir -p "$F/scripts" "$F/patches/splice-rsrc" "$F/patches/fused"
 cp "$src/lib.sh" "$src/kernels" "$F/scripts/"
 cp "$src/../Makefile" "$F/"
 for s in deps kernel-source kernel-headers kernel-build; do
+	# shellcheck disable=SC2016 # the stub expands them
 	printf '#!/bin/sh\necho "%s $*" >> "$STUB_LOG"\n' "$s" > "$F/scripts/$s"
 done
 chmod +x "$F"/scripts/*
@@ -28,8 +29,11 @@ in_lib() {
 	# shellcheck disable=SC2016 # the inner shell expands them
 	BUILD=$F/build bash -c '. "$1/scripts/lib.sh"; shift; eval "$@"' _ "$F" "$@" 2>&1
 }
+# lib_ok CMD: in_lib, quiet; rejects CMD MESSAGE: CMD (in_lib) fails
+# saying MESSAGE (both run through t_ok)
+# shellcheck disable=SC2317
 lib_ok() { in_lib "$@" > /dev/null; }
-# rejects CMD MESSAGE: CMD (in_lib) fails saying MESSAGE
+# shellcheck disable=SC2317
 rejects() {
 	local out
 	out=$(in_lib "$1") && return 1
@@ -50,6 +54,7 @@ kernels() {
 }
 
 t_plan 12
+# shellcheck disable=SC2016 # in_lib's shell expands them
 t_ok "valid_flavor accepts every flavor of FLAVORS_ALL" \
 	lib_ok 'for f in "${FLAVORS_ALL[@]}"; do valid_flavor "$f"; done'
 t_ok "valid_flavor follows FLAVORS_ALL (a flavor added there is valid)" \
