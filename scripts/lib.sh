@@ -12,10 +12,13 @@ FLAVORS_ALL=(perf debug)
 # The step currently running, printed on failure.
 STEP=${STEP:-}
 
-log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
-warn() { printf '\n*** WARNING: %s\n\n' "$*" >&2; }
+# LOG_CLEAR is printed before each message: scripts/ab sets it to
+# "\r\e[K" while scripts/ab-progress keeps a status line on the terminal,
+# so that a message replaces the line instead of running on from it.
+log() { printf '%s[%s] %s\n' "${LOG_CLEAR:-}" "$(date +%H:%M:%S)" "$*" >&2; }
+warn() { printf '%s\n*** WARNING: %s\n\n' "${LOG_CLEAR:-}" "$*" >&2; }
 die() {
-	printf 'ERROR%s: %s\n' "${STEP:+ [$STEP]}" "$*" >&2
+	printf '%sERROR%s: %s\n' "${LOG_CLEAR:-}" "${STEP:+ [$STEP]}" "$*" >&2
 	exit 1
 }
 
