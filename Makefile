@@ -8,26 +8,22 @@
 #   make stress   the long run: each variant's debug kernel with 50 fault
 #                 iterations, minutes of verified stress, 20000 fuzz ops
 #   make kernels  build every variant x flavor that has patches
+#                 (VARIANTS="..." FLAVORS="..." for some of them)
 #   make lint     checkpatch --strict, per-patch builds, sparse
 #   make clean    remove build/ (the ccache in ~/.cache/ccache stays)
 #
 # Each target installs what it needs (apt packages, kernel source).
+# The variants and flavors are listed once, in scripts/lib.sh.
 
 SHELL := /bin/bash
-VARIANTS ?= base splice-rsrc fused
-FLAVORS ?= perf debug
 
 all: check
 
 deps:
 	scripts/deps
 
-kernels: deps
-	@for v in $(VARIANTS); do \
-		if [ $$v != base ] && ! ls patches/$$v/0001-*.patch >/dev/null 2>&1; then \
-			echo "variant $$v: no patches yet, not built"; continue; fi; \
-		for f in $(FLAVORS); do scripts/kernel-build $$v $$f || exit 1; done; \
-	done
+kernels:
+	FLAVORS="$(FLAVORS)" scripts/kernels $(VARIANTS)
 
 check:
 	scripts/check

@@ -12,10 +12,13 @@ FLAVORS_ALL=(perf debug)
 # The step currently running, printed on failure.
 STEP=${STEP:-}
 
-log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
-warn() { printf '\n*** WARNING: %s\n\n' "$*" >&2; }
+# LOG_CLEAR is printed before each message: scripts/ab sets it to
+# "\r\e[K" while scripts/ab-progress keeps a status line on the terminal,
+# so that a message replaces the line instead of running on from it.
+log() { printf '%s[%s] %s\n' "${LOG_CLEAR:-}" "$(date +%H:%M:%S)" "$*" >&2; }
+warn() { printf '%s\n*** WARNING: %s\n\n' "${LOG_CLEAR:-}" "$*" >&2; }
 die() {
-	printf 'ERROR%s: %s\n' "${STEP:+ [$STEP]}" "$*" >&2
+	printf '%sERROR%s: %s\n' "${LOG_CLEAR:-}" "${STEP:+ [$STEP]}" "$*" >&2
 	exit 1
 }
 
@@ -28,10 +31,23 @@ series_patches() {
 		! -name '0000-*' | sort
 }
 
+# in_list WORD LIST...: whether WORD is one of LIST
+in_list() {
+	local w=$1 x
+	shift
+	for x; do [ "$x" = "$w" ] && return 0; done
+	return 1
+}
+
 valid_variant() {
-	local v
-	for v in "${VARIANTS_ALL[@]}"; do [ "$v" = "$1" ] && return 0; done
-	die "unknown variant '$1' (known: ${VARIANTS_ALL[*]})"
+	in_list "$1" "${VARIANTS_ALL[@]}" ||
+		die "unknown variant '$1' (known: ${VARIANTS_ALL[*]})"
+}
+
+# variant_has_patches V: base always; another variant once its series
+# holds a patch (before that, builds, tests and measurements skip it)
+variant_has_patches() {
+	[ "$1" = base ] || [ -n "$(series_patches "$1")" ]
 }
 
 # variant_paths V: the data paths kernel variant V must have (the same
@@ -46,7 +62,8 @@ variant_paths() {
 }
 
 valid_flavor() {
-	case $1 in perf|debug) ;; *) die "unknown flavor '$1' (perf|debug)";; esac
+	in_list "$1" "${FLAVORS_ALL[@]}" ||
+		die "unknown flavor '$1' (known: ${FLAVORS_ALL[*]})"
 }
 
 tree_dir() { echo "$BUILD/trees/$1"; }
@@ -58,13 +75,49 @@ out_dir() { echo "$BUILD/trees/$1/.o-$2"; }
 kernel_image() { echo "$(out_dir "$1" "$2")/arch/x86/boot/bzImage"; }
 headers_dir() { echo "$BUILD/headers/$1"; }
 
-# Stage timing: stage_begin NAME; ...; stage_end
+# kbuild_env: the environment of every kernel build (kernel-build, and
+# lint's per-patch builds, which must hit the same cache): ccache keyed
+# on paths relative to build/trees and on the compiler's content, and
+# fixed build stamps, so that a file compiles to the same object in
+# every tree (docs/variants.md#ccache)
+kbuild_env() {
+	export CCACHE_BASEDIR=$BUILD/trees CCACHE_NOHASHDIR=1
+	export CCACHE_SLOPPINESS=time_macros,include_file_mtime,include_file_ctime
+	export CCACHE_COMPILERCHECK=content
+	export KBUILD_BUILD_TIMESTAMP="Thu Jan  1 00:00:00 UTC 2026"
+	export KBUILD_BUILD_USER=ublkzc KBUILD_BUILD_HOST=build
+}
+
+# Stage timing: stages_start once, then stage_begin NAME; ...; stage_end
+# per stage, and stage_report at the end.
+stages_start() {
+	mkdir -p "$BUILD"
+	: > "$BUILD/stage-times.txt"
+	STAGES_T0=$(date +%s)
+}
 stage_begin() { STAGE_NAME=$1; STAGE_T0=$(date +%s); log "== $1"; }
 stage_end() {
 	local dt=$(( $(date +%s) - STAGE_T0 ))
 	log "== $STAGE_NAME done in ${dt}s"
 	mkdir -p "$BUILD"
 	printf '%-40s %5ss\n' "$STAGE_NAME" "$dt" >> "$BUILD/stage-times.txt"
+}
+# stage_report: the table of the stages since stages_start and the total
+stage_report() {
+	echo
+	echo "Stage timings:"
+	cat "$BUILD/stage-times.txt"
+	printf '%-40s %5ss\n' "total" "$(( $(date +%s) - STAGES_T0 ))"
+}
+
+# setup_stages: the stages every job (check, stress, ab) runs before its
+# own: apt packages, kernel source, and the base kernel's uapi headers,
+# which abtool and the selftests build against (they probe the series at
+# run time, so one binary runs on every variant)
+setup_stages() {
+	stage_begin "deps"; "$TOP/scripts/deps"; stage_end
+	stage_begin "kernel source"; "$TOP/scripts/kernel-source" >/dev/null; stage_end
+	stage_begin "headers base"; "$TOP/scripts/kernel-headers" base; stage_end
 }
 
 # ---- the selftest suite on booted kernels (scripts/check, scripts/stress)
@@ -79,22 +132,17 @@ build_userspace() {
 		{ cat "$1/selftests-build.log"; STEP="selftests build" die "selftests do not build"; }
 }
 
-# suite_setup OUT: the stages before any kernel: apt packages, kernel
-# source, base uapi headers, abtool and the selftests.
+# suite_setup OUT: the stages before any kernel: setup_stages, then
+# abtool and the selftests.
 suite_setup() {
-	stage_begin "deps"; "$TOP/scripts/deps"; stage_end
-	stage_begin "kernel source"; "$TOP/scripts/kernel-source" >/dev/null; stage_end
-	stage_begin "headers base"; "$TOP/scripts/kernel-headers" base; stage_end
+	setup_stages
 	stage_begin "abtool + selftests build"; build_userspace "$1"; stage_end
 }
 
-# suite_report OUT T0: the stage timings since T0 and the closing line
+# suite_report OUT: the stage timings and the closing line
 # "N passed, N failed, N skipped" over OUT's TAP files.
 suite_report() {
-	echo
-	echo "Stage timings:"
-	cat "$BUILD/stage-times.txt"
-	printf '%-40s %5ss\n' "total" "$(( $(date +%s) - $2 ))"
+	stage_report
 	echo
 	"$TOP/scripts/tap-summary" "$1"/*.tap
 }
@@ -136,7 +184,7 @@ host_unit_tests() {
 # variant_skipped V OUT: true, with OUT/V.tap saying so, when variant V
 # has no patches yet (base always runs).
 variant_skipped() {
-	[ "$1" != base ] && [ -z "$(series_patches "$1")" ] || return 1
+	if variant_has_patches "$1"; then return 1; fi
 	log "variant $1: no patches yet in patches/$1 -- its tests are skipped"
 	printf 'TAP version 13\n1..1\nok 1 variant %s # SKIP no patches yet\n' \
 		"$1" > "$2/$1.tap"

@@ -5,16 +5,18 @@
 # records (and can fail a boot, lose records or skip a data path, per
 # STUB_* below).  A failed boot, a failed cell or a partial result must
 # fail `make ab` with the variant named, and nothing be compared; each
-# boot's trials use their own seeds; the output says how n splits.
+# boot's trials use their own seeds; the output says how n splits; the
+# progress line (scripts/ab-progress) counts every boot's cells, and
+# the files make ab writes are the same as without it.
 # Last, the real abtool (if built): `run --dry-run` shows seed + trial.
-# AB_SCRIPTS=DIR tests another copy of scripts/ab and scripts/lib.sh.
+# AB_SCRIPTS=DIR tests another copy of scripts/ab, ab-progress and lib.sh.
 # shellcheck source-path=SCRIPTDIR
 . "$(dirname "$0")/lib.sh"
 src=${AB_SCRIPTS:-$TOP/scripts}
 F=$T_TMP/top
 
 mkdir -p "$F/scripts" "$F/tools/abtool"
-cp "$src/ab" "$src/lib.sh" "$F/scripts/"
+cp "$src/ab" "$src/ab-progress" "$src/lib.sh" "$F/scripts/"
 for s in deps kernel-headers kernel-build; do
 	printf '#!/bin/sh\nexit 0\n' > "$F/scripts/$s"
 done
@@ -41,10 +43,12 @@ case " ${STUB_NOBOOT:-} " in *" $v:$b "*) echo "vm-run: stub: no status" >&2; ex
 export VMRUN_CLOCK=icount VMRUN_ACCEL=tcg
 "$@"
 STUB
-# abtool run: two cells x --trials x --paths, one record each, except:
+# abtool run: two cells x --trials x --paths, one record each and one
+# "[k/N] variant/path cell" line on stderr each, except:
 # STUB_FAIL="V:B": only trial 0, then exit 1 (a cell failed);
 # STUB_PARTIAL="V:B": the last record missing, exit 0;
-# STUB_LACKS="V:PATH": PATH skipped as unsupported, exit 0
+# STUB_LACKS="V:PATH": PATH skipped as unsupported, exit 0;
+# --dry-run lists the cells in that order, as abtool run does
 cat > "$F/tools/abtool/abtool" <<'STUB'
 #!/bin/bash
 cmd=$1
@@ -54,9 +58,10 @@ run) ;;
 compare) echo "compare $*" >> "$STUB_LOG"; echo "stub compare"; exit 0 ;;
 *) exit 2 ;;
 esac
-o= v= b=0 seed=1 trials=3 paths=copy,user_copy,splice,fused
+o= v= b=0 seed=1 trials=3 paths=copy,user_copy,splice,fused dry=0
 while [ $# -gt 0 ]; do
 	case $1 in
+	--dry-run) dry=1 ;;
 	-o) o=$2; shift ;;
 	--variant) v=$2; shift ;;
 	--boot) b=$2; shift ;;
@@ -67,16 +72,29 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
+if ((dry)); then
+	for ((t = 0; t < trials; t++)); do
+		for bs in 4K 64K; do
+			for p in ${paths//,/ }; do
+				echo "boot=$b trial=$t cell=\"null randread $bs qd16\" path=$p seed=$((seed + t))"
+			done
+		done
+	done
+	exit 0
+fi
 echo "run variant=$v boot=$b seed=$seed paths=$paths" >> "$STUB_LOG"
 fail=0 partial=0
 case " ${STUB_FAIL:-} " in *" $v:$b "*) fail=1 ;; esac
 case " ${STUB_PARTIAL:-} " in *" $v:$b "*) partial=1 ;; esac
-recs=()
+recs=() step=0 paths=${paths//,/ }
+steps=$((trials * 2 * $(wc -w <<< "$paths")))
 for ((t = 0; t < trials; t++)); do
 	((fail && t > 0)) && break
 	for bs in 4096 65536; do
-		for p in ${paths//,/ }; do
+		for p in $paths; do
+			step=$((step + 1))
 			case " ${STUB_LACKS:-} " in *" $v:$p "*) continue ;; esac
+			echo "[$step/$steps] $v/$p null randread $((bs / 1024))K qd16   1000 IOPS" >&2
 			recs+=("$(printf '{"schema":"abtool-trial-1","variant":"%s","kernel":"6.12.118","flavor":"perf","path":"%s","clock":"icount","accel":"tcg","host":"h","date":"2026-12-04T20:00:00Z","boot":%d,"trial":%d,"cell":{"target":"null","legs":1,"rw":"randread","bs":%d,"iodepth":16,"jobs":1},"metrics":{"iops":1000.0}}' "$v" "$p" "$b" "$t" "$bs")")
 		done
 	done
@@ -88,17 +106,19 @@ STUB
 chmod +x "$F"/scripts/* "$F/tools/abtool/abtool"
 
 # ab CASE ARGS...: run the stub tree's scripts/ab (env STUB_* as set);
-# its output in $T_TMP/CASE.out, the stub's log in $T_TMP/CASE.log
+# its output in $T_TMP/CASE.out, the stub's log in $T_TMP/CASE.log;
+# its scratch files in $T_TMP/tmp
 ab() {
 	local c=$1
 	shift
-	rm -rf "$F/build"
-	STUB_LOG=$T_TMP/$c.log BUILD=$F/build "$F/scripts/ab" --jobs 2 "$@" \
-		> "$T_TMP/$c.out" 2>&1
+	rm -rf "$F/build" "$T_TMP/tmp"
+	mkdir "$T_TMP/tmp"
+	STUB_LOG=$T_TMP/$c.log BUILD=$F/build TMPDIR=$T_TMP/tmp \
+		"$F/scripts/ab" --jobs 2 "$@" > "$T_TMP/$c.out" 2>&1
 }
 V=(--variants "base,splice-rsrc,fused")
 
-t_plan 20
+t_plan 26
 ab ok "${V[@]}"
 t_is "a complete run passes" "$?" 0 || t_diag "$(tail -n 5 "$T_TMP/ok.out")"
 t_ok "it says how n splits into boots x trials" \
@@ -111,6 +131,24 @@ t_is "each kernel measures the paths it must have" \
 	"base copy,user_copy,kernel fused copy,fused splice-rsrc copy,user_copy,splice "
 t_is "every trial reaches the comparison" \
 	"$(cat "$F"/build/results/*/trials-*.jsonl 2> /dev/null | wc -l)" $((2 * 2 * 2 * (3 + 2 + 3)))
+
+# shellcheck disable=SC2317 # run through t_ok
+no_cr() { ! grep -q $'\r' "$1"; }
+# the progress line: 2 boots x 2 trials x 2 cells x (3 + 2 + 3) paths
+t_ok "the progress line ends with every boot's cells done" \
+	grep -Eq '^\[[0-9:]{8}\] measure 64/64 cells \(100%\), [0-9hms]+ elapsed$' "$T_TMP/ok.out" ||
+	t_diag "$(grep measure "$T_TMP/ok.out")"
+t_ok "not on a terminal: plain lines, no carriage return" no_cr "$T_TMP/ok.out"
+t_is "the results directory holds what it held before the progress line" \
+	"$(cd "$F"/build/results/*/ 2> /dev/null && find . -type f | sort | tr '\n' ' ')" \
+	"$(printf './%s ' summary.txt trials-base.jsonl trials-fused.jsonl trials-splice-rsrc.jsonl \
+		vm-{base,fused,splice-rsrc}-{0,1}/{progress.log,trials.jsonl})"
+t_is "a boot's progress.log holds its guest's lines only" \
+	"$(tr '\n' , < "$F"/build/results/*/vm-fused-1/progress.log 2> /dev/null)" \
+	"$(for k in 1 2 3 4 5 6 7 8; do
+		p=copy; ((k % 2)) || p=fused; c=4K; (((k - 1) % 4 < 2)) || c=64K
+		printf '[%d/8] fused/%s null randread %s qd16   1000 IOPS,' "$k" "$p" "$c"; done)"
+t_is "the progress board is removed" "$(ls -A "$T_TMP/tmp")" ""
 
 ab seeds --variants base,fused --boots 3 --trials 2 --seed 100
 t_is "--seed S: boot b of every kernel gets S + b*trials" \
@@ -140,6 +178,10 @@ STUB_FAIL="splice-rsrc:1" ab cellfail "${V[@]}"
 fails_naming $? "a failed cell (abtool run exits 1)" cellfail "splice-rsrc boot 2/2"
 STUB_NOBOOT="fused:0" ab noboot "${V[@]}"
 fails_naming $? "a failed boot (vm-run 125)" noboot "fused boot 1/2 (status 125)"
+t_is "a failed boot: the last progress line counts it, before the error" \
+	"$(sed -n -e 's/^\[[0-9:]*\] \(measure [0-9]*\/64 cells.*failed\)$/\1/p' \
+		-e 's/^\(ERROR\).*/\1/p' "$T_TMP/noboot.out" | tail -n 2 | sed 's/, [0-9hms]* elapsed//' | tr '\n' ,)" \
+	"measure 56/64 cells (87%), 1 boot failed,ERROR,"
 STUB_PARTIAL="base:1" ab partial "${V[@]}"
 fails_naming $? "a lost trial record, guest exit 0" partial "base boot 2/2: path"
 STUB_LACKS="splice-rsrc:splice" ab lacks "${V[@]}"
