@@ -553,6 +553,81 @@ TEST_F(rb, mirror_four_legs)
 }
 
 /*
+ * The 6.12 recipe for one submission: REGISTER, two WRITE_FIXED legs and
+ * UNREGISTER, unlinked, in that order (*_FIXED import at prep, after the
+ * REGISTER before them ran inline); forced to io-wq, REGISTER still
+ * works, and a leg prepped before it ran finds the slot empty.
+ */
+TEST_F(rb, one_submission_recipe)
+{
+	struct io_uring *ring = &self->ring;
+	int cfd = self->d.cdev_fd, tag, fd[2], res[4], i;
+	struct io_uring_sqe *sqe;
+	__u64 ud[4];
+	struct uzc_io io;
+	void *buf, *back;
+
+	START_WRITE(&self->d, &io, buf, 16384, 9, 0);
+	tag = uzc_want_req(&self->d, UBLK_IO_OP_WRITE, 16384);
+	ASSERT_GE(tag, 0);
+	back = uzc_xalloc(16384);
+	sqe = io_uring_get_sqe(ring);
+	prep_buf_cmd(sqe, cfd, UBLK_U_IO_REGISTER_IO_BUF, 0, tag, 11);
+	sqe->user_data = UD_BUFCMD;
+	for (i = 0; i < 2; i++) {
+		fd[i] = uzc_tmpfile();
+		ASSERT_GE(fd[i], 0);
+		sqe = io_uring_get_sqe(ring);
+		io_uring_prep_write_fixed(sqe, fd[i], NULL, 16384, 0, 11);
+		sqe->user_data = UD_LEG + i;
+	}
+	sqe = io_uring_get_sqe(ring);
+	prep_buf_cmd(sqe, cfd, UBLK_U_IO_UNREGISTER_IO_BUF, 0, 0, 11);
+	sqe->user_data = UD_BUFCMD + 1;
+	ASSERT_EQ(0, uzc_submit_wait(ring, 4, res, ud, WAIT_MS));
+	for (i = 0; i < 4; i++) {
+		bool leg = ud[i] == UD_LEG || ud[i] == UD_LEG + 1;
+
+		EXPECT_EQ(leg ? 16384 : 0, res[i]);
+	}
+	for (i = 0; i < 2; i++) {
+		EXPECT_EQ(16384, pread(fd[i], back, 16384, 0));
+		EXPECT_EQ(0, uzc_cmp(buf, back, 16384));
+	}
+
+	/* REGISTER forced to io-wq: done later, from the daemon's task work */
+	sqe = io_uring_get_sqe(ring);
+	prep_buf_cmd(sqe, cfd, UBLK_U_IO_REGISTER_IO_BUF, 0, tag, 12);
+	sqe->flags = IOSQE_ASYNC;
+	EXPECT_EQ(0, uzc_one(ring, sqe, UD_BUFCMD));
+	EXPECT_EQ(16384, uzc_write_fixed(ring, fd[0], 12, 0, 16384, 16384));
+	EXPECT_EQ(0, unreg(ring, cfd, 12));
+
+	/*
+	 * linked: the leg is prepped before the head runs and finds the
+	 * slot empty; its failure cancels the head
+	 */
+	sqe = io_uring_get_sqe(ring);
+	prep_buf_cmd(sqe, cfd, UBLK_U_IO_REGISTER_IO_BUF, 0, tag, 13);
+	sqe->user_data = UD_BUFCMD;
+	sqe->flags = IOSQE_IO_LINK;
+	sqe = io_uring_get_sqe(ring);
+	io_uring_prep_write_fixed(sqe, fd[1], NULL, 4096, 0, 13);
+	sqe->user_data = UD_LEG;
+	ASSERT_EQ(0, uzc_submit_wait(ring, 2, res, ud, WAIT_MS));
+	for (i = 0; i < 2; i++)
+		EXPECT_EQ(ud[i] == UD_LEG ? -EFAULT : -ECANCELED, res[i]);
+	EXPECT_EQ(-EINVAL, unreg(ring, cfd, 13));
+
+	ASSERT_EQ(0, uzc_commit(&self->d, tag, 16384));
+	EXPECT_EQ(16384, uzc_io_wait(&io));
+	close(fd[0]);
+	close(fd[1]);
+	free(buf);
+	free(back);
+}
+
+/*
  * The request completes only when it was committed and its buffer is
  * back: commit first, then unregister while a user is still parked on a
  * full pipe; the block I/O ends when that user does.
