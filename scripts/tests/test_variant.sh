@@ -11,7 +11,7 @@
 # shellcheck source-path=SCRIPTDIR
 . "$(dirname "$0")/lib.sh"
 ST=${SELFTESTS:-$TOP/selftests/ublk_zc}
-N=41
+N=49
 
 t_plan $N
 if [ "$(id -u)" != 0 ] || ! unshare -m true 2> /dev/null; then
@@ -82,9 +82,11 @@ c_case() { # PROG UBLK WANT...
 c_case splice_uapi 0 4 1 1 1
 c_case fused_uapi 0 4 1 1 1
 c_case zc_fuzz 0 4 1 1 1
+c_case regbuf_uapi 0 4 1 1 1
 c_case splice_uapi 1 4 4 1 4
 c_case fused_uapi 1 4 4 4 1
 c_case zc_fuzz 1 4 4 1 1
+c_case regbuf_uapi 1 4 4 4 4
 
 # shell tests: no data path at all skips by hand, fails on any variant
 for t in test_smoke.sh test_verify.sh test_fs.sh test_faults.sh test_stress.sh; do
