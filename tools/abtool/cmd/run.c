@@ -22,7 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -169,19 +168,6 @@ static int server_wait_ready(pid_t pid, int fd, int *status)
 	kill(pid, SIGKILL);
 	waitpid(pid, status, 0);
 	return -1;
-}
-
-static int wait_for_node(const char *dev)
-{
-	struct stat st;
-	int i;
-
-	for (i = 0; i < 200; i++) {
-		if (stat(dev, &st) == 0 && S_ISBLK(st.st_mode))
-			return 0;
-		usleep(10000);
-	}
-	return -ENOENT;
 }
 
 static void stats_delta(const struct ublk_stats *a, const struct ublk_stats *b,
@@ -403,7 +389,7 @@ static int run_one(struct run_opts *o, const struct matrix_cell *c,
 		return -1;
 	}
 	snprintf(dev, sizeof(dev), "/dev/ublkb%d", id);
-	if (wait_for_node(dev)) {
+	if (kdev_wait_node(dev)) {
 		fprintf(stderr, "abtool run: %s did not appear\n", dev);
 		goto stop;
 	}
