@@ -64,10 +64,7 @@ variant_paths() {
 	base) echo copy user_copy ;;
 	splice-rsrc) echo copy user_copy splice ;;
 	fused) echo copy user_copy fused ;;
-	# abtool's regbuf and autobuf paths come with issue 17's second
-	# part; until then the kernel is checked by selftests/ublk_zc's
-	# regbuf_uapi, and abtool serves it through the copy paths
-	regbuf) echo copy user_copy ;;
+	regbuf) echo copy user_copy regbuf autobuf ;;
 	*) die "no data paths known for variant '$1'" ;;
 	esac
 }
