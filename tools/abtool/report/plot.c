@@ -265,7 +265,7 @@ int plot_write(const struct report *r, const char *dir,
 			if (ret)
 				return ret;
 		}
-		if (r->nr_columns < 2)
+		if (r->nr_columns < 2 || !plot_forest_has_points(r, m))
 			continue;	/* no changes to show */
 		ret = write_forest(r, m, dir, stem, gnuplot, err, errlen);
 		if (ret)

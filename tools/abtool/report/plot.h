@@ -38,7 +38,9 @@ int plot_write(const struct report *r, const char *dir,
 /* A gnuplot double-quoted string; '"' becomes '\'' in data files. */
 void plot_put_quoted(FILE *f, const char *s, bool data);
 
-/* The forest plot's data and script (plot_forest.c). */
+/* The forest plot's data and script (plot_forest.c), if it has a point. */
+bool plot_forest_has_points(const struct report *r,
+			    const struct report_metric *m);
 void plot_forest_dat(FILE *f, const struct report *r,
 		     const struct report_metric *m, const char *stem);
 void plot_forest_gp(FILE *f, const struct report *r,

@@ -37,6 +37,26 @@ static double row_y(const struct report *r, size_t i, size_t c)
 	       ((double)(r->nr_columns - 1) / 2 - (double)c + 0.5) * slot;
 }
 
+/*
+ * Whether any config has a change to draw: a metric whose baseline is 0
+ * in every cell (page faults of a 4K-only matrix) has no change in
+ * percent anywhere, and gnuplot refuses a plot with no point at all.
+ */
+bool plot_forest_has_points(const struct report *r,
+			    const struct report_metric *m)
+{
+	size_t i, c;
+
+	for (c = 1; c < r->nr_columns; c++) {
+		if (isfinite(m->geomean_pct[c]))
+			return true;
+		for (i = 0; i < r->nr_cells; i++)
+			if (isfinite(report_entry(r, m, i, c)->shift_pct))
+				return true;
+	}
+	return false;
+}
+
 void plot_forest_dat(FILE *f, const struct report *r,
 		     const struct report_metric *m, const char *stem)
 {

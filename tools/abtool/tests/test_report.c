@@ -1312,6 +1312,36 @@ TEST(plots)
 }
 
 /*
+ * A metric that is 0 for the baseline in every cell (the page faults of
+ * a 4K-only matrix; here the server CPU) has no change in percent: its
+ * forest plot is left out (gnuplot fails on a plot without points), its
+ * bar chart and the other metrics' plots are still drawn.
+ */
+TEST(plots_without_changes)
+{
+	char dir[] = "/tmp/abtool-test-plot-XXXXXX", err[512];
+	struct trial_set set;
+	struct report *r;
+	struct trial *t;
+	int ret;
+
+	make_set(&set, 3, 5, &icount_tcg);
+	trial_set_for_each(&set, t)
+		trial_set_metric(t, "server_cpu_us_per_io", 0);
+	r = build(_metadata, &set, NULL);
+	ASSERT_NE(NULL, r);
+	ASSERT_NE(NULL, mkdtemp(dir));
+	ret = plot_write(r, dir, err, sizeof(err));
+	EXPECT_EQ(plot_have_gnuplot() ? 0 : PLOT_NO_GNUPLOT, ret) TH_LOG("%s", err);
+	EXPECT_TRUE(exists(dir, "server_cpu_us_per_io.gp"));
+	EXPECT_FALSE(exists(dir, "server_cpu_us_per_io-change.gp"));
+	EXPECT_TRUE(exists(dir, "iops-change.gp"));
+	remove_tree(dir);
+	report_free(r);
+	trial_set_release(&set);
+}
+
+/*
  * A set with an in-kernel row: base/copy at 0.5 and base/splice at 0.8
  * of base/kernel, 5 trials each (enough for an exact p of 2/252), on
  * two cells; base/user_copy equal to the kernel row.

@@ -158,6 +158,7 @@ struct ublk_queue {
 	struct ublksrv_io_desc *iods;
 	struct io_uring ring;
 	struct ublk_io *ios;
+	void *bufs;		/* the tags' buffers, scattered_buf_alloc() */
 	unsigned int active;	/* tags with a command in the kernel */
 	unsigned int inflight;	/* requests being served */
 	pthread_t thread;

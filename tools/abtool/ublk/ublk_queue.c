@@ -11,6 +11,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "scattered_buf.h"
 #include "ublk.h"
 
 uint64_t ublk_user_copy_pos(unsigned int q_id, unsigned int tag)
@@ -258,26 +259,34 @@ int ublk_queue_setup(struct ublk_dev *d, unsigned int q_id)
 				  IORING_SETUP_COOP_TASKRUN);
 	if (ret < 0)
 		return ret;
-	/* zero-copy paths never touch them: depth x max-io bytes saved */
-	for (i = 0; d->path->daemon_buffers && i < q->depth; i++) {
-		if (posix_memalign(&q->ios[i].buf, 4096, d->max_io_bytes))
-			return -ENOMEM;
-		memset(q->ios[i].buf, 0, d->max_io_bytes);
+	/*
+	 * Zero-copy paths never touch them: depth x max-io bytes saved.  A
+	 * loop or mirror leg does O_DIRECT from them, so their pages get the
+	 * same fixed layout as the workload's (one segment each); a process
+	 * that cannot read frame numbers serves with them as they come.
+	 */
+	if (d->path->daemon_buffers) {
+		ret = scattered_buf_alloc((size_t)q->depth * d->max_io_bytes,
+					  &q->bufs);
+		if (ret < 0)
+			return ret;
+		for (i = 0; i < q->depth; i++)
+			q->ios[i].buf = (char *)q->bufs +
+					(size_t)i * d->max_io_bytes;
 	}
 	return d->path->queue_init ? d->path->queue_init(q) : 0;
 }
 
 void ublk_queue_teardown(struct ublk_queue *q)
 {
-	unsigned int i;
-
 	if (q->dev && q->dev->path->queue_exit && q->ring.ring_fd > 0)
 		q->dev->path->queue_exit(q);
 	if (q->ring.ring_fd > 0)
 		io_uring_queue_exit(&q->ring);
-	if (q->ios)
-		for (i = 0; i < q->depth; i++)
-			free(q->ios[i].buf);
+	if (q->bufs)
+		scattered_buf_free(q->bufs, (size_t)q->depth *
+				   q->dev->max_io_bytes);
+	q->bufs = NULL;
 	free(q->ios);
 	if (q->iods)
 		munmap(q->iods, q->depth * sizeof(struct ublksrv_io_desc));

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "errmsg.h"
+#include "scattered_buf.h"
 #include "workload.h"
 
 #define NSEC_PER_MSEC	1000000ULL
@@ -265,6 +266,40 @@ static void job_error(struct job *j, int error, const char *fmt, ...)
 	atomic_store(&j->sh->abort, true);
 }
 
+/* one message per process: every job and cell would say the same */
+static void warn_layout_once(void)
+{
+	static atomic_flag said = ATOMIC_FLAG_INIT;
+
+	if (!atomic_flag_test_and_set(&said))
+		fprintf(stderr, "abtool: /proc/self/pagemap hides frame numbers "
+			"(not root?): buffer pages are not scattered, so "
+			"large-block results may vary from run to run\n");
+}
+
+/* the slots' buffers and the write pattern, each page its own segment */
+static int job_bufs(struct job *j)
+{
+	const struct wl_spec *s = j->spec;
+	void *bufs, *pattern;
+	int ret, ret2 = 0;
+
+	ret = scattered_buf_alloc((size_t)s->iodepth * s->bs, &bufs);
+	if (ret >= 0) {
+		j->bufs = bufs;
+		ret2 = scattered_buf_alloc(s->bs, &pattern);
+	}
+	if (ret < 0 || ret2 < 0) {
+		ret = ret < 0 ? ret : ret2;
+		job_error(j, -ret, "job %u: buffers: %s", j->id, strerror(-ret));
+		return -1;
+	}
+	j->pattern = pattern;
+	if (ret || ret2)
+		warn_layout_once();
+	return 0;
+}
+
 static int job_setup(struct job *j)
 {
 	const struct wl_spec *s = j->spec;
@@ -279,9 +314,8 @@ static int job_setup(struct job *j)
 		return -1;
 	}
 	j->ring_ready = true;
-	if (posix_memalign((void **)&j->bufs, 4096, (size_t)depth * s->bs) ||
-	    posix_memalign((void **)&j->pattern, 4096, s->bs))
-		goto nomem;
+	if (job_bufs(j))
+		return -1;
 	j->rhist = malloc(sizeof(*j->rhist));
 	j->whist = malloc(sizeof(*j->whist));
 	if (!j->rhist || !j->whist)
@@ -336,8 +370,9 @@ static void job_teardown(struct job *j)
 	if (j->ring_ready)
 		io_uring_queue_exit(&j->ring);
 	if (!j->leak_bufs) {
-		free(j->bufs);
-		free(j->pattern);
+		scattered_buf_free(j->bufs, (size_t)j->spec->iodepth *
+				   j->spec->bs);
+		scattered_buf_free(j->pattern, j->spec->bs);
 	}
 	free(j->slots);
 	free(j->free_slots);
