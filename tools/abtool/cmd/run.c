@@ -81,6 +81,12 @@ static unsigned int cell_depth(const struct matrix_cell *c)
 	return c->iodepth * c->jobs < 16 ? 16 : c->iodepth * c->jobs;
 }
 
+/* Largest request of a cell's device: ublk's and null_blk's alike. */
+static uint32_t cell_max_io(const struct matrix_cell *c)
+{
+	return c->bs > (512u << 10) ? c->bs : 512u << 10;
+}
+
 /* The backings of @c's medium; NULL for null (none) or one not made. */
 static const struct backing_set *cell_media(const struct run_opts *o,
 					    const struct matrix_cell *c)
@@ -126,7 +132,7 @@ server_child(const struct run_opts *o, const struct matrix_cell *c,
 	struct ublk_dev_config cfg = {
 		.target = c->target, .path = path->name, .nr_queues = 1,
 		.depth = cell_depth(c),
-		.max_io_bytes = c->bs > (512u << 10) ? c->bs : 512u << 10,
+		.max_io_bytes = cell_max_io(c),
 		.shared_stats = shared,
 	};
 	struct ublk_dev *d = calloc(1, sizeof(*d));
@@ -288,6 +294,7 @@ static int run_one_kernel(struct run_opts *o, const struct matrix_cell *c,
 	const struct backing_set *media = cell_media(o, c);
 	struct kdev_config kc = {
 		.size = o->backing_size, .depth = cell_depth(c),
+		.max_io_bytes = cell_max_io(c),
 	};
 	struct server_sample none = { 0 };
 	char name[64], err[256] = "";

@@ -31,6 +31,7 @@ struct kdev_config {
 	unsigned int nr_backing;
 	uint64_t size;		/* null: the device's bytes (whole MiB) */
 	unsigned int depth;	/* null: the hardware queue depth */
+	uint32_t max_io_bytes;	/* null: largest request, the ublk device's */
 	uint32_t chunk;		/* stripe: bytes per chunk; 0: 64K */
 };
 

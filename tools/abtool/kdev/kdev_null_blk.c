@@ -2,7 +2,9 @@
 /*
  * null: null_blk through configfs.  blk-mq with one hardware queue of the
  * ublk device's depth, 512-byte blocks, completions inline (irqmode 0)
- * and no memory behind it: the block layer's floor.  The ublk null
+ * and no memory behind it: the block layer's floor.  Requests as large
+ * as the ublk device's (null_blk's own limit, 127 KiB, would split a
+ * 512K I/O into five requests where ublk serves one).  The ublk null
  * target moves each request's bytes once on every path; null_blk moves
  * none, so a fraction of it includes that copy.
  */
@@ -30,6 +32,7 @@ int kdev_null_blk_attrs(const struct kdev_config *c, struct kdev_attr *a,
 		{ "irqmode", 0 },		/* complete in the submitter */
 		{ "completion_nsec", 0 },
 		{ "memory_backed", 0 },
+		{ "max_sectors", c->max_io_bytes >> 9 },
 	};
 	size_t i;
 
@@ -41,6 +44,11 @@ int kdev_null_blk_attrs(const struct kdev_config *c, struct kdev_attr *a,
 	if (!c->depth || c->depth > 4096) {
 		snprintf(err, errlen, "null_blk queue depth %u is not in 1..4096",
 			 c->depth);
+		return -EINVAL;
+	}
+	if (!c->max_io_bytes || c->max_io_bytes % 4096) {
+		snprintf(err, errlen, "null_blk largest request must be whole "
+			 "pages, not %u bytes", c->max_io_bytes);
 		return -EINVAL;
 	}
 	if (max < sizeof(v) / sizeof(v[0]))

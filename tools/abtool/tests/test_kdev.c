@@ -50,20 +50,24 @@ TEST(bad_targets_and_backing_counts_are_refused)
 
 TEST(null_blk_attributes)
 {
-	struct kdev_config c = { .size = 64 << 20, .depth = 16 };
+	struct kdev_config c = { .size = 64 << 20, .depth = 16,
+				 .max_io_bytes = 512 << 10 };
 	struct kdev_attr a[16];
 	char all[512] = "";
 	int n, i;
 
 	n = kdev_null_blk_attrs(&c, a, 16, err, sizeof(err));
-	ASSERT_EQ(8, n);
+	ASSERT_EQ(9, n);
 	for (i = 0; i < n; i++)
 		snprintf(all + strlen(all), sizeof(all) - strlen(all), "%s=%s ",
 			 a[i].name, a[i].val);
-	/* MiB; blk-mq, one queue of the device's depth, inline, no memory */
+	/*
+	 * MiB; blk-mq, one queue of the device's depth, inline, no memory,
+	 * requests as large as ublk's
+	 */
 	EXPECT_STREQ("size=64 blocksize=512 queue_mode=2 submit_queues=1 "
 		     "hw_queue_depth=16 irqmode=0 completion_nsec=0 "
-		     "memory_backed=0 ", all);
+		     "memory_backed=0 max_sectors=1024 ", all);
 	c.size = (64 << 20) + 4096;
 	EXPECT_EQ(-EINVAL, kdev_null_blk_attrs(&c, a, 16, err, sizeof(err)));
 	EXPECT_NE(NULL, strstr(err, "whole MiB"));
@@ -71,6 +75,12 @@ TEST(null_blk_attributes)
 	c.depth = 0;
 	EXPECT_EQ(-EINVAL, kdev_null_blk_attrs(&c, a, 16, err, sizeof(err)));
 	c.depth = 16;
+	c.max_io_bytes = 0;
+	EXPECT_EQ(-EINVAL, kdev_null_blk_attrs(&c, a, 16, err, sizeof(err)));
+	c.max_io_bytes = (512 << 10) + 512;
+	EXPECT_EQ(-EINVAL, kdev_null_blk_attrs(&c, a, 16, err, sizeof(err)));
+	EXPECT_NE(NULL, strstr(err, "whole pages"));
+	c.max_io_bytes = 512 << 10;
 	EXPECT_EQ(-ENOSPC, kdev_null_blk_attrs(&c, a, 2, err, sizeof(err)));
 }
 
