@@ -8,7 +8,9 @@
 #   make stress   the long run: each variant's debug kernel with 50 fault
 #                 iterations, minutes of verified stress, 20000 fuzz ops
 #   make kernels  build every variant x flavor that has patches
-#                 (VARIANTS="..." FLAVORS="..." for some of them)
+#                 (VARIANTS="..." FLAVORS="..." for some of them;
+#                 VARIANTS="regbuf" for the variants the defaults leave
+#                 out, see VARIANTS_EXTRA in scripts/lib.sh)
 #   make lint     checkpatch --strict, per-patch builds, sparse
 #   make clean    remove build/ (the ccache in ~/.cache/ccache stays)
 #

@@ -61,8 +61,8 @@ t_ok "valid_flavor follows FLAVORS_ALL (a flavor added there is valid)" \
 	lib_ok 'FLAVORS_ALL+=(kcsan); valid_flavor kcsan'
 t_ok "valid_flavor rejects a flavor not in FLAVORS_ALL, naming the known ones" \
 	rejects "valid_flavor fast" "unknown flavor 'fast' (known: perf debug)"
-t_ok "valid_variant rejects a variant not in VARIANTS_ALL" \
-	rejects "valid_variant nope" "unknown variant 'nope' (known: base splice-rsrc fused)"
+t_ok "valid_variant rejects a variant it does not know, naming the known ones" \
+	rejects "valid_variant nope" "unknown variant 'nope' (known: base splice-rsrc fused regbuf)"
 
 kernels all
 t_is "make kernels: every variant with patches in every flavor" \

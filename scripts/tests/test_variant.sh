@@ -11,7 +11,7 @@
 # shellcheck source-path=SCRIPTDIR
 . "$(dirname "$0")/lib.sh"
 ST=${SELFTESTS:-$TOP/selftests/ublk_zc}
-N=41
+N=53
 
 t_plan $N
 if [ "$(id -u)" != 0 ] || ! unshare -m true 2> /dev/null; then
@@ -23,7 +23,7 @@ cat > "$T_TMP/abtool" <<'STUB'
 #!/bin/bash
 case $1 in
 features)
-	for p in copy user_copy splice fused; do
+	for p in copy user_copy splice fused regbuf autobuf; do
 		if [[ " ${STUB_PATHS:-} " == *" $p "* ]]; then
 			echo "$p yes"
 		else
@@ -82,9 +82,11 @@ c_case() { # PROG UBLK WANT...
 c_case splice_uapi 0 4 1 1 1
 c_case fused_uapi 0 4 1 1 1
 c_case zc_fuzz 0 4 1 1 1
+c_case regbuf_uapi 0 4 1 1 1
 c_case splice_uapi 1 4 4 1 4
 c_case fused_uapi 1 4 4 4 1
 c_case zc_fuzz 1 4 4 1 1
+c_case regbuf_uapi 1 4 4 4 4
 
 # shell tests: no data path at all skips by hand, fails on any variant
 for t in test_smoke.sh test_verify.sh test_fs.sh test_faults.sh test_stress.sh; do
@@ -102,5 +104,11 @@ t_ok "... naming the path" grep -q "must have data path(s) splice" "$T_TMP/out"
 got=$(cd "$ST" && STUB_PATHS="copy user_copy splice" rc_of 1 base bash ./test_faults.sh)
 t_is "test_faults.sh: splice on a base kernel: fail" "$got" 1
 t_ok "... naming the path" grep -q "data path(s) splice, which UBLK_ZC_VARIANT=base must not have" "$T_TMP/out"
+got=$(cd "$ST" && STUB_PATHS="copy user_copy regbuf" rc_of 1 regbuf bash ./test_stress.sh)
+t_is "test_stress.sh: regbuf kernel without autobuf: fail" "$got" 1
+t_ok "... naming the path" grep -q "must have data path(s) autobuf" "$T_TMP/out"
+got=$(cd "$ST" && STUB_PATHS="copy user_copy fused autobuf" rc_of 1 fused bash ./test_faults.sh)
+t_is "test_faults.sh: autobuf on a fused kernel: fail" "$got" 1
+t_ok "... naming the path" grep -q "data path(s) autobuf, which UBLK_ZC_VARIANT=fused must not have" "$T_TMP/out"
 t_is "test_smoke.sh: unknown variant fails" "$(cd "$ST" && rc_of 1 nosuch bash ./test_smoke.sh)" 1
 t_done

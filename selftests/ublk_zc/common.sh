@@ -19,8 +19,8 @@ UBLK_DEV=
 # running the kselftest by hand), whatever the kernel lacks skips.  Set,
 # what that variant must have fails when absent: root, ublk, abtool, the
 # tools, and the data paths (copy and user_copy everywhere, splice on
-# splice-rsrc, fused on fused); so does a data path it must not have (a
-# kernel of another variant).
+# splice-rsrc, fused on fused, regbuf and autobuf on regbuf); so does a
+# data path it must not have (a kernel of another variant).
 VARIANT=${UBLK_ZC_VARIANT:-}
 
 fail() { echo "FAIL: $*" >&2; exit $KSFT_FAIL; }
@@ -37,7 +37,8 @@ variant_paths() {
 	base) echo copy user_copy ;;
 	splice-rsrc) echo copy user_copy splice ;;
 	fused) echo copy user_copy fused ;;
-	*) fail "UBLK_ZC_VARIANT=$VARIANT: unknown variant (base, splice-rsrc, fused)" ;;
+	regbuf) echo copy user_copy regbuf autobuf ;;
+	*) fail "UBLK_ZC_VARIANT=$VARIANT: unknown variant (base, splice-rsrc, fused, regbuf)" ;;
 	esac
 }
 

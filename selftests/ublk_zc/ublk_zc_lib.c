@@ -144,6 +144,7 @@ bool uzc_must_have(const char *path)
 		{ "base", " copy user_copy " },
 		{ "splice-rsrc", " copy user_copy splice " },
 		{ "fused", " copy user_copy fused " },
+		{ "regbuf", " copy user_copy regbuf autobuf " },
 	};
 	const char *v = uzc_variant();
 	char word[32];
@@ -209,6 +210,22 @@ const char *uzc_fused_unsupported(void)
 	if (!ok)
 		return "io_uring lacks IORING_OP_FUSED_CMD (58 only)";
 	return uzc_zc_missing();
+}
+
+const char *uzc_regbuf_unsupported(void)
+{
+	const char *why = uzc_prereq();
+	__u64 features;
+
+	if (why)
+		return why;
+	if (uzc_get_features(&features))
+		return "UBLK_U_CMD_GET_FEATURES failed";
+	if (!(features & UBLK_F_REG_IO_BUF))
+		return "ublk does not advertise UBLK_F_REG_IO_BUF";
+	if (!(features & UBLK_F_AUTO_BUF_REG))
+		return "ublk does not advertise UBLK_F_AUTO_BUF_REG";
+	return NULL;
 }
 
 unsigned int uzc_logical_bs_shift = 9;
@@ -277,7 +294,13 @@ static void prep_io_cmd(struct uzc_dev *d, struct io_uring_sqe *sqe,
 	cmd->tag = tag;
 	cmd->result = res;
 	cmd->addr = 0;
+	/* UBLK_F_AUTO_BUF_REG: the slot of the tag's next request */
+	if (uzc_auto_buf_slots)
+		sqe->addr = tag | (__u64)uzc_auto_buf_flags << 16;
 }
+
+unsigned int uzc_auto_buf_slots;
+__u8 uzc_auto_buf_flags;
 
 int uzc_queue_open(struct uzc_dev *d)
 {
@@ -307,6 +330,12 @@ int uzc_queue_open(struct uzc_dev *d)
 	if (ret)
 		return ret;
 	d->q_ready = true;
+	if (uzc_auto_buf_slots) {
+		ret = io_uring_register_buffers_sparse(&d->q,
+						       uzc_auto_buf_slots);
+		if (ret)
+			return ret;
+	}
 
 	for (i = 0; i < d->depth; i++) {
 		struct io_uring_sqe *sqe = io_uring_get_sqe(&d->q);

@@ -21,6 +21,7 @@
 /* what older headers lack: 6.12's, and the splice-rsrc series' uAPI */
 #include "uapi/base.h"
 #include "uapi/splice_rsrc.h"
+#include "uapi/regbuf.h"
 
 #define UZC_MAX_DEPTH		64
 
@@ -86,6 +87,17 @@ const char *uzc_unsupported(void);
  * splice-rsrc series uses both numbers for its own ops), and zero copy
  */
 const char *uzc_fused_unsupported(void);
+/* NULL if the regbuf series is there: UBLK_F_REG_IO_BUF, _AUTO_BUF_REG */
+const char *uzc_regbuf_unsupported(void);
+
+/*
+ * UBLK_F_AUTO_BUF_REG servers: when non-zero, uzc_queue_open() gives the
+ * queue ring a sparse buffer table of that many slots, and every FETCH
+ * and COMMIT_AND_FETCH names slot = tag with uzc_auto_buf_flags in its
+ * sqe->addr.  Set before the queue is opened.
+ */
+extern unsigned int uzc_auto_buf_slots;
+extern __u8 uzc_auto_buf_flags;
 
 /*
  * The kernel variant the suite runs on: env UBLK_ZC_VARIANT, set by the
@@ -93,7 +105,8 @@ const char *uzc_fused_unsupported(void);
  * running the kselftest by hand: then a missing feature is a skip).
  * uzc_must_have(@path): whether that variant must have data path @path
  * ("copy" and "user_copy" everywhere, "splice" on splice-rsrc, "fused" on
- * fused; NULL: what every path needs, uzc_prereq()), so that its absence
+ * fused, "regbuf" and "autobuf" on regbuf; NULL: what every path needs,
+ * uzc_prereq()), so that its absence
  * is a failure, not a skip.  False without a variant; an unknown variant
  * must have everything.
  */

@@ -9,6 +9,7 @@
 #include "exit_codes.h"
 #include "features.h"
 #include "ublk.h"
+#include "uapi/regbuf.h"
 
 static const struct { uint64_t bit; const char *name; } ublk_flag_names[] = {
 	{ UBLK_F_SUPPORT_ZERO_COPY, "SUPPORT_ZERO_COPY" },
@@ -20,6 +21,8 @@ static const struct { uint64_t bit; const char *name; } ublk_flag_names[] = {
 	{ UBLK_F_CMD_IOCTL_ENCODE, "CMD_IOCTL_ENCODE" },
 	{ UBLK_F_USER_COPY, "USER_COPY" },
 	{ UBLK_F_ZONED, "ZONED" },
+	{ UBLK_F_AUTO_BUF_REG, "AUTO_BUF_REG" },
+	{ UBLK_F_REG_IO_BUF, "REG_IO_BUF" },
 };
 
 /* io_uring opcodes the data paths use, by name */

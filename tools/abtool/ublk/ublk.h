@@ -82,6 +82,12 @@ struct ublk_path_ops {
 	/* A CQE of one of the request's SQEs: kind, leg from its user_data */
 	void (*cqe)(struct ublk_queue *q, unsigned int tag, unsigned int kind,
 		    unsigned int leg, int res);
+	/*
+	 * Optional: the sqe->addr of the tag's FETCH and COMMIT_AND_FETCH
+	 * (0 without).  UBLK_F_AUTO_BUF_REG reads there the buffer-table
+	 * slot in which to register the tag's next request.
+	 */
+	uint64_t (*cmd_sqe_addr)(const struct ublk_queue *q, unsigned int tag);
 };
 
 /*

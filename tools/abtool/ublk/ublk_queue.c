@@ -51,9 +51,14 @@ static void ublk_queue_io_cmd(struct ublk_queue *q, unsigned int tag,
 	cmd->q_id = q->q_id;
 	cmd->tag = tag;
 	cmd->result = res;
-	/* the copy path names the buffer the driver copies to/from */
+	/*
+	 * the copy path names the buffer the driver copies to/from; paths
+	 * without daemon_buffers have none (NULL), as the zero-copy flags want
+	 */
 	cmd->addr = (q->dev->path->dev_flags & UBLK_F_USER_COPY) ?
 		    0 : (uintptr_t)io->buf;
+	if (q->dev->path->cmd_sqe_addr)
+		sqe->addr = q->dev->path->cmd_sqe_addr(q, tag);
 	io->fetched = true;
 }
 

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Steps every data path shares: map a request to legs, flush, finish. */
+/*
+ * Steps data paths share: map a request to legs, flush, finish, and a
+ * leg on a registered buffer.
+ */
 #include <errno.h>
 
 #include "path_common.h"
@@ -56,4 +59,23 @@ int path_result(struct ublk_queue *q, unsigned int tag)
 bool path_is_write(struct ublk_queue *q, unsigned int tag)
 {
 	return ublksrv_get_op(ublk_iod(q, tag)) == UBLK_IO_OP_WRITE;
+}
+
+/*
+ * Leg i of the request on tag as READ_FIXED/WRITE_FIXED on the buffer in
+ * slot of the queue ring's table, which holds the request's pages: addr
+ * is a byte offset into them (the request's data starts at 0).
+ */
+void path_prep_fixed_leg(struct ublk_queue *q, unsigned int tag, int i,
+			 unsigned int slot)
+{
+	const struct ublk_leg *leg = &q->ios[tag].legs[i];
+	struct io_uring_sqe *sqe = ublk_get_sqe(q);
+	int fd = q->dev->tgt.fds[leg->backing];
+
+	io_uring_prep_rw(path_is_write(q, tag) ? IORING_OP_WRITE_FIXED :
+			 IORING_OP_READ_FIXED, sqe, fd,
+			 (void *)(uintptr_t)leg->buf_off, leg->len, leg->off);
+	sqe->buf_index = slot;
+	sqe->user_data = ublk_ud(tag, UD_LEG, i);
 }

@@ -14,5 +14,7 @@ enum {
 int path_map_request(struct ublk_queue *q, unsigned int tag);
 int path_result(struct ublk_queue *q, unsigned int tag);
 bool path_is_write(struct ublk_queue *q, unsigned int tag);
+void path_prep_fixed_leg(struct ublk_queue *q, unsigned int tag, int i,
+			 unsigned int slot);
 
 #endif

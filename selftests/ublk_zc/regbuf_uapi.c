@@ -1,0 +1,1065 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * uAPI tests of the regbuf series, the design Linux merged (6.15, 6.16),
+ * on 6.12:
+ *
+ *  - UBLK_U_IO_REGISTER_IO_BUF {q_id, tag, addr = slot} installs the pages
+ *    of a request the server owns in an empty slot of the issuing ring's
+ *    buffer table; READ_FIXED/WRITE_FIXED/SEND_ZC use it in the request's
+ *    direction only (-EFAULT otherwise); UBLK_U_IO_UNREGISTER_IO_BUF
+ *    empties it.  Device flag UBLK_F_REG_IO_BUF.
+ *  - UBLK_F_AUTO_BUF_REG: FETCH/COMMIT_AND_FETCH name a slot of the queue
+ *    ring in sqe->addr; the request arrives registered there and the next
+ *    COMMIT_AND_FETCH empties it; UBLK_AUTO_BUF_REG_FALLBACK delivers a
+ *    request whose registration failed with UBLK_IO_F_NEED_REG_BUF.
+ *
+ * The test process is the ublk server (one queue); block I/O comes from a
+ * helper thread.  Exit 4 (skip) when ublk lacks the flags, unless
+ * UBLK_ZC_VARIANT=regbuf: then that fails.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <netinet/in.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+
+#include "uzc_ring.h"
+#include "kselftest_harness.h"
+
+#define RB_FLAGS	UBLK_F_REG_IO_BUF
+#define DEPTH		4
+#define MAX_IO		(512 << 10)
+#define DEV_SIZE	(64ULL << 20)
+#define SLOTS		16
+#define WAIT_MS		UZC_WAIT_MS
+#define UD_BUFCMD	0x8000
+#define UD_LEG		UZC_UD_LEG
+
+/* --- helpers --- */
+
+static void prep_buf_cmd(struct io_uring_sqe *sqe, int cfd, __u32 op,
+			 __u16 q_id, __u16 tag, __u64 slot)
+{
+	struct ublksrv_io_cmd *cmd = (struct ublksrv_io_cmd *)&sqe->addr3;
+
+	/* clears addr3 and __pad2: the 16 bytes of the ublk command */
+	io_uring_prep_rw(IORING_OP_URING_CMD, sqe, cfd, NULL, 0, 0);
+	sqe->cmd_op = op;
+	cmd->q_id = q_id;
+	cmd->tag = tag;
+	cmd->addr = slot;
+}
+
+/* REGISTER_IO_BUF / UNREGISTER_IO_BUF on @ring: cqe->res or -errno */
+static int buf_cmd(struct io_uring *ring, int cfd, __u32 op, __u16 q_id,
+		   __u16 tag, __u64 slot)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+
+	prep_buf_cmd(sqe, cfd, op, q_id, tag, slot);
+	return uzc_one(ring, sqe, UD_BUFCMD);
+}
+
+static int reg(struct io_uring *ring, int cfd, __u16 tag, __u64 slot)
+{
+	return buf_cmd(ring, cfd, UBLK_U_IO_REGISTER_IO_BUF, 0, tag, slot);
+}
+
+static int unreg(struct io_uring *ring, int cfd, __u64 slot)
+{
+	return buf_cmd(ring, cfd, UBLK_U_IO_UNREGISTER_IO_BUF, 0, 0, slot);
+}
+
+/* put a user buffer into @slot of @ring (sparse table), or empty it */
+static int slot_set(struct io_uring *ring, unsigned int slot, void *buf,
+		    size_t len)
+{
+	struct iovec iov = { buf, len };
+	__u64 tag = 0;
+
+	return io_uring_register_buffers_update_tag(ring, slot, &iov, &tag, 1);
+}
+
+/* a pipe whose one page is full: a write to it parks (poll) */
+static int full_pipe(int p[2])
+{
+	char fill[4096];
+
+	if (pipe2(p, O_NONBLOCK))
+		return -errno;
+	if (fcntl(p[1], F_SETPIPE_SZ, 4096) != 4096)
+		return -errno;
+	memset(fill, 'f', sizeof(fill));
+	return write(p[1], fill, sizeof(fill)) == sizeof(fill) ? 0 : -EIO;
+}
+
+/*
+ * One SQE on the queue ring of @d, waited for; ublk completions that come
+ * meanwhile are kept for uzc_next_req().  cqe->res or -errno.
+ */
+static int q_one(struct uzc_dev *d, struct io_uring_sqe *sqe, __u64 ud)
+{
+	struct __kernel_timespec ts = { .tv_sec = WAIT_MS / 1000 };
+	struct io_uring_cqe *cqe;
+	__u64 got;
+	int ret, res;
+
+	sqe->user_data = ud;
+	ret = io_uring_submit(&d->q);
+	if (ret < 0)
+		return ret;
+	for (;;) {
+		ret = io_uring_wait_cqe_timeout(&d->q, &cqe, &ts);
+		if (ret)
+			return ret == -ETIME ? -ETIMEDOUT : ret;
+		got = cqe->user_data;
+		res = cqe->res;
+		io_uring_cqe_seen(&d->q, cqe);
+		if (got == ud)
+			return res;
+		if (got & UZC_UD_IO) {
+			d->nr_active--;
+			if (res == UBLK_IO_RES_OK && d->nr_pending < UZC_MAX_DEPTH)
+				d->pending[d->nr_pending++] = got & 0xffff;
+		}
+	}
+}
+
+/* REGISTER/UNREGISTER_IO_BUF on the queue ring itself */
+static int q_buf_cmd(struct uzc_dev *d, __u32 op, __u16 tag, __u64 slot)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&d->q);
+
+	prep_buf_cmd(sqe, d->cdev_fd, op, 0, tag, slot);
+	return q_one(d, sqe, UD_BUFCMD);
+}
+
+static int q_write_fixed(struct uzc_dev *d, int fd, __u16 slot, __u64 addr,
+			 __u32 len, off_t off)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&d->q);
+
+	io_uring_prep_write_fixed(sqe, fd, (void *)(uintptr_t)addr, len, off,
+				  slot);
+	return q_one(d, sqe, UD_LEG);
+}
+
+static int q_read_fixed(struct uzc_dev *d, int fd, __u16 slot, __u64 addr,
+			__u32 len, off_t off)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&d->q);
+
+	io_uring_prep_read_fixed(sqe, fd, (void *)(uintptr_t)addr, len, off,
+				 slot);
+	return q_one(d, sqe, UD_LEG);
+}
+
+/* start a block WRITE of @len pattern bytes (seed @seed) at @off */
+#define START_WRITE(d, io, buf, len, seed, off) do {			\
+	buf = uzc_xalloc(len);						\
+	ASSERT_NE(NULL, buf);						\
+	uzc_fill(buf, len, seed);					\
+	struct iovec __iov = { buf, len };				\
+	ASSERT_EQ(0, uzc_io_start(d, io, UZC_WRITE, &__iov, 1, off));	\
+} while (0)
+
+/* --- REGISTER_IO_BUF: one device, one extra ring with a sparse table --- */
+
+FIXTURE(rb) {
+	struct uzc_dev d;
+	struct io_uring ring;
+	bool ring_open;
+};
+
+FIXTURE_SETUP(rb)
+{
+	memset(self, 0, sizeof(*self));
+	self->d.dev_id = -1;
+	ASSERT_EQ(0, uzc_dev_create(&self->d, RB_FLAGS, DEPTH, MAX_IO,
+				    DEV_SIZE, true));
+	ASSERT_TRUE(self->d.flags & UBLK_F_REG_IO_BUF);
+	ASSERT_EQ(0, io_uring_queue_init(64, &self->ring, 0));
+	self->ring_open = true;
+	ASSERT_EQ(0, io_uring_register_buffers_sparse(&self->ring, SLOTS));
+}
+
+FIXTURE_TEARDOWN(rb)
+{
+	if (self->ring_open)
+		io_uring_queue_exit(&self->ring);
+	EXPECT_EQ(0, uzc_dev_destroy(&self->d));
+}
+
+/* GET_FEATURES and ADD_DEV agree on both flags */
+TEST_F(rb, features)
+{
+	__u64 features;
+
+	ASSERT_EQ(0, uzc_get_features(&features));
+	EXPECT_TRUE(features & UBLK_F_REG_IO_BUF);
+	EXPECT_TRUE(features & UBLK_F_AUTO_BUF_REG);
+	/* bit 0 stays reserved in this series */
+	EXPECT_FALSE(features & UBLK_F_SUPPORT_ZERO_COPY);
+	/* no per-tag buffer: no NEED_GET_DATA */
+	EXPECT_FALSE(self->d.flags & UBLK_F_NEED_GET_DATA);
+}
+
+/* every errno of REGISTER_IO_BUF and UNREGISTER_IO_BUF */
+TEST_F(rb, register_errors)
+{
+	struct io_uring *ring = &self->ring, bare;
+	int cfd = self->d.cdev_fd, tag, other;
+	void *buf, *ubuf;
+	struct uzc_io io;
+
+	/* no request on any tag yet: every FETCH is pending */
+	EXPECT_EQ(-EBUSY, reg(ring, cfd, 0, 0));
+
+	START_WRITE(&self->d, &io, buf, 8192, 1, 0);
+	tag = uzc_want_req(&self->d, UBLK_IO_OP_WRITE, 8192);
+	ASSERT_GE(tag, 0);
+	other = (tag + 1) % DEPTH;
+
+	/* bad queue, tag, slot encodings */
+	EXPECT_EQ(-EINVAL, buf_cmd(ring, cfd, UBLK_U_IO_REGISTER_IO_BUF, 1,
+				   tag, 0));
+	EXPECT_EQ(-EINVAL, reg(ring, cfd, DEPTH, 0));
+	EXPECT_EQ(-EINVAL, reg(ring, cfd, tag, 1ULL << 32));
+	EXPECT_EQ(-EINVAL, reg(ring, cfd, tag, 0x10000));
+	/* another tag's command is still pending */
+	EXPECT_EQ(-EBUSY, reg(ring, cfd, other, 0));
+	/* the table: past its end, or none at all */
+	EXPECT_EQ(-EINVAL, reg(ring, cfd, tag, SLOTS));
+	ASSERT_EQ(0, io_uring_queue_init(8, &bare, 0));
+	EXPECT_EQ(-EINVAL, reg(&bare, cfd, tag, 0));
+	EXPECT_EQ(-EINVAL, unreg(&bare, cfd, 0));
+	io_uring_queue_exit(&bare);
+
+	/* one registration per slot; a request may be in two slots */
+	EXPECT_EQ(0, reg(ring, cfd, tag, 3));
+	EXPECT_EQ(-EBUSY, reg(ring, cfd, tag, 3));
+	EXPECT_EQ(0, reg(ring, cfd, tag, 4));
+	/* a slot that holds a user buffer is occupied too */
+	ubuf = uzc_xalloc(4096);
+	ASSERT_EQ(1, slot_set(ring, 5, ubuf, 4096));
+	EXPECT_EQ(-EBUSY, reg(ring, cfd, tag, 5));
+	/* ... and UNREGISTER does not take it */
+	EXPECT_EQ(-EINVAL, unreg(ring, cfd, 5));
+
+	/* UNREGISTER: empty slot, past the end, twice */
+	EXPECT_EQ(-EINVAL, unreg(ring, cfd, 6));
+	EXPECT_EQ(-EINVAL, unreg(ring, cfd, SLOTS));
+	EXPECT_EQ(-EINVAL, unreg(ring, cfd, 1ULL << 32));
+	EXPECT_EQ(0, unreg(ring, cfd, 3));
+	EXPECT_EQ(-EINVAL, unreg(ring, cfd, 3));
+	EXPECT_EQ(0, unreg(ring, cfd, 4));
+
+	ASSERT_EQ(0, uzc_commit(&self->d, tag, 8192));
+	EXPECT_EQ(8192, uzc_io_wait(&io));
+	/* committed: the request is gone */
+	EXPECT_EQ(-EBUSY, reg(ring, cfd, tag, 3));
+	free(buf);
+	free(ubuf);
+}
+
+/* requests without data (FLUSH) are refused */
+TEST_F(rb, flush_refused)
+{
+	struct uzc_io io;
+	int tag;
+
+	ASSERT_EQ(0, uzc_io_start(&self->d, &io, UZC_FSYNC, NULL, 0, 0));
+	tag = uzc_next_req(&self->d, WAIT_MS);
+	ASSERT_GE(tag, 0);
+	ASSERT_EQ(UBLK_IO_OP_FLUSH, ublksrv_get_op(uzc_iod(&self->d, tag)));
+	EXPECT_EQ(-EINVAL, reg(&self->ring, self->d.cdev_fd, tag, 0));
+	ASSERT_EQ(0, uzc_commit(&self->d, tag, 0));
+	EXPECT_EQ(0, uzc_io_wait(&io));
+}
+
+struct other_task {
+	int cfd, tag, res;
+};
+
+static void *register_elsewhere(void *arg)
+{
+	struct other_task *t = arg;
+	struct io_uring ring;
+
+	t->res = -ENOMEM;
+	if (io_uring_queue_init(4, &ring, 0))
+		return NULL;
+	if (!io_uring_register_buffers_sparse(&ring, 2)) {
+		t->res = reg(&ring, t->cfd, t->tag, 0);
+		if (!t->res)
+			unreg(&ring, t->cfd, 0);
+	}
+	io_uring_queue_exit(&ring);
+	return NULL;
+}
+
+/* only the queue's daemon registers */
+TEST_F(rb, not_the_daemon)
+{
+	struct other_task t = { .cfd = self->d.cdev_fd };
+	struct uzc_io io;
+	pthread_t th;
+	void *buf;
+
+	START_WRITE(&self->d, &io, buf, 4096, 2, 0);
+	t.tag = uzc_want_req(&self->d, UBLK_IO_OP_WRITE, 4096);
+	ASSERT_GE(t.tag, 0);
+	ASSERT_EQ(0, pthread_create(&th, NULL, register_elsewhere, &t));
+	pthread_join(th, NULL);
+	EXPECT_EQ(-EINVAL, t.res);
+	ASSERT_EQ(0, uzc_commit(&self->d, t.tag, 4096));
+	EXPECT_EQ(4096, uzc_io_wait(&io));
+	free(buf);
+}
+
+/* a device without UBLK_F_REG_IO_BUF registers nothing */
+TEST(no_reg_io_buf_device)
+{
+	struct io_uring ring;
+	struct uzc_dev d;
+	struct uzc_io io;
+	void *buf;
+	int tag;
+
+	ASSERT_EQ(0, uzc_dev_create(&d, UBLK_F_USER_COPY, 2, 65536, 1 << 20,
+				    false));
+	ASSERT_EQ(0, io_uring_queue_init(8, &ring, 0));
+	ASSERT_EQ(0, io_uring_register_buffers_sparse(&ring, 2));
+	START_WRITE(&d, &io, buf, 4096, 3, 0);
+	tag = uzc_want_req(&d, UBLK_IO_OP_WRITE, 4096);
+	ASSERT_GE(tag, 0);
+	EXPECT_EQ(-EINVAL, reg(&ring, d.cdev_fd, tag, 0));
+	EXPECT_EQ(-EINVAL, unreg(&ring, d.cdev_fd, 0));
+	ASSERT_EQ(0, uzc_commit(&d, tag, 4096));
+	EXPECT_EQ(4096, uzc_io_wait(&io));
+	io_uring_queue_exit(&ring);
+	EXPECT_EQ(0, uzc_dev_destroy(&d));
+	free(buf);
+}
+
+/*
+ * A WRITE request's pages may only be read: READ_FIXED into them fails
+ * with -EFAULT, WRITE_FIXED from them is byte-exact, at any offset;
+ * bounds are checked.
+ */
+TEST_F(rb, write_direction_and_bounds)
+{
+	struct io_uring *ring = &self->ring;
+	int cfd = self->d.cdev_fd, tag, fd;
+	void *buf, *back;
+	struct uzc_io io;
+
+	START_WRITE(&self->d, &io, buf, 65536, 4, 0);
+	tag = uzc_want_req(&self->d, UBLK_IO_OP_WRITE, 65536);
+	ASSERT_GE(tag, 0);
+	fd = uzc_tmpfile();
+	ASSERT_GE(fd, 0);
+	back = uzc_xalloc(65536);
+
+	ASSERT_EQ(0, reg(ring, cfd, tag, 7));
+	EXPECT_EQ(-EFAULT, uzc_read_fixed(ring, fd, 7, 0, 4096, 0));
+	EXPECT_EQ(65536, uzc_write_fixed(ring, fd, 7, 0, 65536, 0));
+	EXPECT_EQ(65536, pread(fd, back, 65536, 0));
+	EXPECT_EQ(0, uzc_cmp(buf, back, 65536));
+	/* an offset that is not page aligned */
+	EXPECT_EQ(1000, uzc_write_fixed(ring, fd, 7, 5000, 1000, 1 << 20));
+	EXPECT_EQ(1000, pread(fd, back, 1000, 1 << 20));
+	EXPECT_EQ(0, uzc_cmp((char *)buf + 5000, back, 1000));
+	/* bounds */
+	EXPECT_EQ(-EFAULT, uzc_write_fixed(ring, fd, 7, 65536 - 100, 101, 0));
+	EXPECT_EQ(-EFAULT, uzc_write_fixed(ring, fd, 7, 65536, 1, 0));
+	EXPECT_EQ(0, unreg(ring, cfd, 7));
+	/* use after unregister */
+	EXPECT_EQ(-EFAULT, uzc_write_fixed(ring, fd, 7, 0, 4096, 0));
+
+	ASSERT_EQ(0, uzc_commit(&self->d, tag, 65536));
+	EXPECT_EQ(65536, uzc_io_wait(&io));
+	close(fd);
+	free(buf);
+	free(back);
+}
+
+/*
+ * A READ request's pages may only be written: WRITE_FIXED and SEND_ZC
+ * from them fail with -EFAULT; READ_FIXED fills the reader's buffer.
+ */
+TEST_F(rb, read_direction)
+{
+	struct io_uring *ring = &self->ring;
+	int cfd = self->d.cdev_fd, tag, fd, s, res;
+	struct io_uring_sqe *sqe;
+	struct iovec iov;
+	struct uzc_io io;
+	void *src, *dst;
+
+	src = uzc_xalloc(32768);
+	dst = uzc_xalloc(32768);
+	uzc_fill(src, 32768, 5);
+	fd = uzc_tmpfile();
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(32768, pwrite(fd, src, 32768, 0));
+
+	iov.iov_base = dst;
+	iov.iov_len = 32768;
+	ASSERT_EQ(0, uzc_io_start(&self->d, &io, UZC_READ, &iov, 1, 1 << 20));
+	tag = uzc_want_req(&self->d, UBLK_IO_OP_READ, 32768);
+	ASSERT_GE(tag, 0);
+	ASSERT_EQ(0, reg(ring, cfd, tag, 0));
+
+	EXPECT_EQ(-EFAULT, uzc_write_fixed(ring, fd, 0, 0, 32768, 65536));
+	EXPECT_EQ(-EFAULT, uzc_write_fixed(ring, fd, 0, 100, 1, 65536));
+	s = socket(AF_INET, SOCK_DGRAM, 0);
+	ASSERT_GE(s, 0);
+	sqe = io_uring_get_sqe(ring);
+	io_uring_prep_send_zc_fixed(sqe, s, NULL, 4096, 0, 0, 0);
+	sqe->user_data = UD_LEG;
+	ASSERT_EQ(0, uzc_submit_wait(ring, 1, &res, NULL, WAIT_MS));
+	EXPECT_EQ(-EFAULT, res);
+	while (!uzc_cq_quiet(ring, 50))
+		uzc_submit_wait(ring, 1, NULL, NULL, WAIT_MS);
+	close(s);
+
+	EXPECT_EQ(32768, uzc_read_fixed(ring, fd, 0, 0, 32768, 0));
+	EXPECT_EQ(0, unreg(ring, cfd, 0));
+	ASSERT_EQ(0, uzc_commit(&self->d, tag, 32768));
+	EXPECT_EQ(32768, uzc_io_wait(&io));
+	EXPECT_EQ(0, uzc_cmp(src, dst, 32768));
+	close(fd);
+	free(src);
+	free(dst);
+}
+
+/* files with only ->write (eventfd) would take the offset as an address */
+TEST_F(rb, write_only_file_refused)
+{
+	struct io_uring *ring = &self->ring;
+	int cfd = self->d.cdev_fd, tag, efd;
+	struct uzc_io io;
+	__u64 val = 0;
+	void *buf;
+
+	START_WRITE(&self->d, &io, buf, 4096, 6, 0);
+	tag = uzc_want_req(&self->d, UBLK_IO_OP_WRITE, 4096);
+	ASSERT_GE(tag, 0);
+	efd = eventfd(0, EFD_NONBLOCK);
+	ASSERT_GE(efd, 0);
+	ASSERT_EQ(0, reg(ring, cfd, tag, 1));
+	EXPECT_EQ(-EFAULT, uzc_write_fixed(ring, efd, 1, 0, 8, 0));
+	EXPECT_EQ(-1, read(efd, &val, sizeof(val)));
+	EXPECT_EQ(0, unreg(ring, cfd, 1));
+	ASSERT_EQ(0, uzc_commit(&self->d, tag, 4096));
+	EXPECT_EQ(4096, uzc_io_wait(&io));
+	close(efd);
+	free(buf);
+}
+
+/*
+ * Bvecs of odd sizes (512-byte pieces from different pages): offsets into
+ * the buffer still land on the right bytes.
+ */
+TEST_F(rb, odd_layout_offsets)
+{
+	static const size_t piece[] = { 512, 3584, 1024, 8192, 3072 };
+	struct io_uring *ring = &self->ring;
+	int cfd = self->d.cdev_fd, tag, fd, i;
+	size_t total = 0, off;
+	struct iovec iov[5];
+	struct uzc_io io;
+	char *flat, *back;
+
+	for (i = 0; i < 5; i++) {
+		/* start each piece mid-page where it can */
+		char *p = uzc_xalloc(piece[i] + 4096);
+
+		ASSERT_NE(NULL, p);
+		iov[i].iov_base = p + (piece[i] % 4096 ? 4096 - piece[i] % 4096 : 0);
+		iov[i].iov_len = piece[i];
+		uzc_fill(iov[i].iov_base, piece[i], 10 + i);
+		total += piece[i];
+	}
+	flat = uzc_xalloc(total);
+	back = uzc_xalloc(total);
+	for (i = 0, off = 0; i < 5; off += piece[i++])
+		memcpy(flat + off, iov[i].iov_base, piece[i]);
+	ASSERT_EQ(0, uzc_io_start(&self->d, &io, UZC_WRITE, iov, 5, 0));
+	tag = uzc_want_req(&self->d, UBLK_IO_OP_WRITE, total);
+	ASSERT_GE(tag, 0);
+	fd = uzc_tmpfile();
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(0, reg(ring, cfd, tag, 2));
+	for (off = 0; off < total; off += 1536) {
+		size_t len = total - off < 2000 ? total - off : 2000;
+
+		ASSERT_EQ((int)len, uzc_write_fixed(ring, fd, 2, off, len, 0));
+		ASSERT_EQ((ssize_t)len, pread(fd, back, len, 0));
+		ASSERT_EQ(0, uzc_cmp(flat + off, back, len));
+	}
+	EXPECT_EQ(0, unreg(ring, cfd, 2));
+	ASSERT_EQ(0, uzc_commit(&self->d, tag, total));
+	EXPECT_EQ((ssize_t)total, uzc_io_wait(&io));
+	close(fd);
+	free(flat);
+	free(back);
+}
+
+/* a mirror: one registration, four concurrent legs, each byte-exact */
+TEST_F(rb, mirror_four_legs)
+{
+	struct io_uring *ring = &self->ring;
+	int cfd = self->d.cdev_fd, tag, fds[4], res[4], i;
+	struct io_uring_sqe *sqe;
+	struct uzc_io io;
+	void *buf, *back;
+
+	START_WRITE(&self->d, &io, buf, 131072, 7, 0);
+	tag = uzc_want_req(&self->d, UBLK_IO_OP_WRITE, 131072);
+	ASSERT_GE(tag, 0);
+	ASSERT_EQ(0, reg(ring, cfd, tag, 9));
+	for (i = 0; i < 4; i++) {
+		fds[i] = uzc_tmpfile();
+		ASSERT_GE(fds[i], 0);
+		sqe = io_uring_get_sqe(ring);
+		io_uring_prep_write_fixed(sqe, fds[i], NULL, 131072, 0, 9);
+		sqe->user_data = UD_LEG + i;
+	}
+	ASSERT_EQ(0, uzc_submit_wait(ring, 4, res, NULL, WAIT_MS));
+	back = uzc_xalloc(131072);
+	for (i = 0; i < 4; i++) {
+		EXPECT_EQ(131072, res[i]);
+		EXPECT_EQ(131072, pread(fds[i], back, 131072, 0));
+		EXPECT_EQ(0, uzc_cmp(buf, back, 131072));
+		close(fds[i]);
+	}
+	EXPECT_EQ(0, unreg(ring, cfd, 9));
+	ASSERT_EQ(0, uzc_commit(&self->d, tag, 131072));
+	EXPECT_EQ(131072, uzc_io_wait(&io));
+	free(buf);
+	free(back);
+}
+
+/*
+ * The 6.12 recipe for one submission: REGISTER, two WRITE_FIXED legs and
+ * UNREGISTER, unlinked, in that order (*_FIXED import at prep, after the
+ * REGISTER before them ran inline); forced to io-wq, REGISTER still
+ * works, and a leg prepped before it ran finds the slot empty.
+ */
+TEST_F(rb, one_submission_recipe)
+{
+	struct io_uring *ring = &self->ring;
+	int cfd = self->d.cdev_fd, tag, fd[2], res[4], i;
+	struct io_uring_sqe *sqe;
+	__u64 ud[4];
+	struct uzc_io io;
+	void *buf, *back;
+
+	START_WRITE(&self->d, &io, buf, 16384, 9, 0);
+	tag = uzc_want_req(&self->d, UBLK_IO_OP_WRITE, 16384);
+	ASSERT_GE(tag, 0);
+	back = uzc_xalloc(16384);
+	sqe = io_uring_get_sqe(ring);
+	prep_buf_cmd(sqe, cfd, UBLK_U_IO_REGISTER_IO_BUF, 0, tag, 11);
+	sqe->user_data = UD_BUFCMD;
+	for (i = 0; i < 2; i++) {
+		fd[i] = uzc_tmpfile();
+		ASSERT_GE(fd[i], 0);
+		sqe = io_uring_get_sqe(ring);
+		io_uring_prep_write_fixed(sqe, fd[i], NULL, 16384, 0, 11);
+		sqe->user_data = UD_LEG + i;
+	}
+	sqe = io_uring_get_sqe(ring);
+	prep_buf_cmd(sqe, cfd, UBLK_U_IO_UNREGISTER_IO_BUF, 0, 0, 11);
+	sqe->user_data = UD_BUFCMD + 1;
+	ASSERT_EQ(0, uzc_submit_wait(ring, 4, res, ud, WAIT_MS));
+	for (i = 0; i < 4; i++) {
+		bool leg = ud[i] == UD_LEG || ud[i] == UD_LEG + 1;
+
+		EXPECT_EQ(leg ? 16384 : 0, res[i]);
+	}
+	for (i = 0; i < 2; i++) {
+		EXPECT_EQ(16384, pread(fd[i], back, 16384, 0));
+		EXPECT_EQ(0, uzc_cmp(buf, back, 16384));
+	}
+
+	/* REGISTER forced to io-wq: done later, from the daemon's task work */
+	sqe = io_uring_get_sqe(ring);
+	prep_buf_cmd(sqe, cfd, UBLK_U_IO_REGISTER_IO_BUF, 0, tag, 12);
+	sqe->flags = IOSQE_ASYNC;
+	EXPECT_EQ(0, uzc_one(ring, sqe, UD_BUFCMD));
+	EXPECT_EQ(16384, uzc_write_fixed(ring, fd[0], 12, 0, 16384, 16384));
+	EXPECT_EQ(0, unreg(ring, cfd, 12));
+
+	/*
+	 * linked: the leg is prepped before the head runs and finds the
+	 * slot empty; its failure cancels the head
+	 */
+	sqe = io_uring_get_sqe(ring);
+	prep_buf_cmd(sqe, cfd, UBLK_U_IO_REGISTER_IO_BUF, 0, tag, 13);
+	sqe->user_data = UD_BUFCMD;
+	sqe->flags = IOSQE_IO_LINK;
+	sqe = io_uring_get_sqe(ring);
+	io_uring_prep_write_fixed(sqe, fd[1], NULL, 4096, 0, 13);
+	sqe->user_data = UD_LEG;
+	ASSERT_EQ(0, uzc_submit_wait(ring, 2, res, ud, WAIT_MS));
+	for (i = 0; i < 2; i++)
+		EXPECT_EQ(ud[i] == UD_LEG ? -EFAULT : -ECANCELED, res[i]);
+	EXPECT_EQ(-EINVAL, unreg(ring, cfd, 13));
+
+	ASSERT_EQ(0, uzc_commit(&self->d, tag, 16384));
+	EXPECT_EQ(16384, uzc_io_wait(&io));
+	close(fd[0]);
+	close(fd[1]);
+	free(buf);
+	free(back);
+}
+
+/*
+ * The request completes only when it was committed and its buffer is
+ * back: commit first, then unregister while a user is still parked on a
+ * full pipe; the block I/O ends when that user does.
+ */
+TEST_F(rb, commit_then_unregister_with_user_in_flight)
+{
+	struct io_uring *ring = &self->ring;
+	int cfd = self->d.cdev_fd, tag, p[2], res;
+	struct io_uring_sqe *sqe;
+	struct uzc_io io;
+	char drain[8192];
+	void *buf;
+
+	ASSERT_EQ(0, full_pipe(p));
+	START_WRITE(&self->d, &io, buf, 4096, 8, 0);
+	tag = uzc_want_req(&self->d, UBLK_IO_OP_WRITE, 4096);
+	ASSERT_GE(tag, 0);
+	ASSERT_EQ(0, reg(ring, cfd, tag, 0));
+	sqe = io_uring_get_sqe(ring);
+	io_uring_prep_write_fixed(sqe, p[1], NULL, 4096, 0, 0);
+	sqe->user_data = UD_LEG;
+	ASSERT_EQ(1, io_uring_submit(ring));
+	EXPECT_TRUE(uzc_cq_quiet(ring, 100));
+
+	ASSERT_EQ(0, uzc_commit(&self->d, tag, 4096));
+	EXPECT_FALSE(uzc_io_done(&io, 200));
+	EXPECT_EQ(0, unreg(ring, cfd, 0));
+	/* the slot is free at once, the pages are still in use */
+	EXPECT_FALSE(uzc_io_done(&io, 200));
+	/* the tag fetches again meanwhile: the next request works */
+	EXPECT_EQ(4096, read(p[0], drain, 4096));
+	ASSERT_EQ(0, uzc_submit_wait(ring, 1, &res, NULL, WAIT_MS));
+	EXPECT_EQ(4096, res);
+	EXPECT_EQ(4096, uzc_io_wait(&io));
+	EXPECT_EQ(4096, read(p[0], drain, sizeof(drain)));
+	EXPECT_EQ(0, uzc_cmp(buf, drain, 4096));
+	close(p[0]);
+	close(p[1]);
+	free(buf);
+}
+
+/* closing the ring gives registered buffers back */
+TEST_F(rb, ring_exit_releases)
+{
+	int cfd = self->d.cdev_fd, tag[2];
+	struct uzc_io io[2];
+	void *buf[2];
+
+	START_WRITE(&self->d, &io[0], buf[0], 4096, 12, 0);
+	tag[0] = uzc_want_req(&self->d, UBLK_IO_OP_WRITE, 4096);
+	ASSERT_GE(tag[0], 0);
+	START_WRITE(&self->d, &io[1], buf[1], 8192, 13, 1 << 20);
+	tag[1] = uzc_want_req(&self->d, UBLK_IO_OP_WRITE, 8192);
+	ASSERT_GE(tag[1], 0);
+	EXPECT_EQ(0, reg(&self->ring, cfd, tag[0], 0));
+	EXPECT_EQ(0, reg(&self->ring, cfd, tag[1], 9));
+	/* committed, but the ring still holds the pages */
+	ASSERT_EQ(0, uzc_commit(&self->d, tag[0], 4096));
+	EXPECT_FALSE(uzc_io_done(&io[0], 300));
+
+	io_uring_queue_exit(&self->ring);
+	self->ring_open = false;
+	EXPECT_EQ(4096, uzc_io_wait(&io[0]));
+	/* given back before the commit: completes at commit */
+	ASSERT_EQ(0, uzc_commit(&self->d, tag[1], 8192));
+	EXPECT_EQ(8192, uzc_io_wait(&io[1]));
+	free(buf[0]);
+	free(buf[1]);
+}
+
+/* unregistering the table, or updating the slot, gives them back too */
+TEST_F(rb, table_unregister_and_update_release)
+{
+	int cfd = self->d.cdev_fd, tag[2];
+	struct uzc_io io[2];
+	void *buf[2];
+
+	START_WRITE(&self->d, &io[0], buf[0], 4096, 14, 0);
+	tag[0] = uzc_want_req(&self->d, UBLK_IO_OP_WRITE, 4096);
+	ASSERT_GE(tag[0], 0);
+	EXPECT_EQ(0, reg(&self->ring, cfd, tag[0], 3));
+	ASSERT_EQ(0, uzc_commit(&self->d, tag[0], 4096));
+	EXPECT_FALSE(uzc_io_done(&io[0], 200));
+	/* BUFFERS_UPDATE over the slot (to empty) */
+	EXPECT_EQ(1, slot_set(&self->ring, 3, NULL, 0));
+	EXPECT_EQ(4096, uzc_io_wait(&io[0]));
+
+	START_WRITE(&self->d, &io[1], buf[1], 4096, 15, 4096);
+	tag[1] = uzc_want_req(&self->d, UBLK_IO_OP_WRITE, 4096);
+	ASSERT_GE(tag[1], 0);
+	EXPECT_EQ(0, reg(&self->ring, cfd, tag[1], 3));
+	ASSERT_EQ(0, uzc_commit(&self->d, tag[1], 4096));
+	EXPECT_FALSE(uzc_io_done(&io[1], 200));
+	EXPECT_EQ(0, io_uring_unregister_buffers(&self->ring));
+	EXPECT_EQ(4096, uzc_io_wait(&io[1]));
+	free(buf[0]);
+	free(buf[1]);
+}
+
+/* --- the server dies: the I/O ends, the device can be deleted --- */
+
+/* the daemon's callbacks (uzc_srv_start), in the child */
+static struct io_uring srv_ring;
+
+/* register the test's WRITE, park a WRITE_FIXED of it on a full pipe */
+static char srv_register_and_park(struct uzc_srv *s, int tag, __u32 len)
+{
+	struct io_uring_sqe *sqe;
+
+	if (io_uring_queue_init(8, &srv_ring, 0) ||
+	    io_uring_register_buffers_sparse(&srv_ring, 4))
+		return '3';
+	if (reg(&srv_ring, s->d.cdev_fd, tag, 1))
+		return '4';
+	sqe = io_uring_get_sqe(&srv_ring);
+	io_uring_prep_write_fixed(sqe, s->pipe[1], NULL, 4096, 0, 1);
+	if (io_uring_submit(&srv_ring) != 1)
+		return '5';
+	/* mode 1: a child keeps the ring open after the daemon dies */
+	if (s->mode == 1 && uzc_srv_fork_holder(s))
+		return '6';
+	return 'r';
+}
+
+TEST_F_TIMEOUT(rb, daemon_killed_mid_io, 90)
+{
+	struct uzc_srv s;
+
+	/* the fixture's device stays idle; this one is served by a child */
+	ASSERT_EQ(0, uzc_srv_start(&s, RB_FLAGS, 2, srv_register_and_park, 0,
+				   8192));
+	EXPECT_FALSE(uzc_io_done(&s.io, 200));
+	uzc_srv_kill(&s);
+	EXPECT_TRUE(uzc_io_done(&s.io, UZC_DEADLINE_MS));
+	if (s.io.done)
+		EXPECT_EQ(-EIO, uzc_io_wait(&s.io));
+	EXPECT_TRUE(uzc_srv_close(&s));
+}
+
+/*
+ * The ring outlives the daemon (a forked child holds it): the request
+ * stays registered, as upstream, until the last owner of the ring is
+ * gone; then the I/O ends and the device goes.
+ */
+TEST_F_TIMEOUT(rb, ring_outlives_daemon, 90)
+{
+	struct uzc_srv s;
+	int status;
+
+	ASSERT_EQ(0, uzc_srv_start(&s, RB_FLAGS, 2, srv_register_and_park, 1,
+				   8192));
+	ASSERT_GT(s.holder, 0);
+	uzc_srv_kill(&s);
+	EXPECT_FALSE(uzc_io_done(&s.io, 500));
+	kill(s.holder, SIGKILL);
+	/* reparented to us? then reap it, else init does */
+	waitpid(s.holder, &status, WNOHANG);
+	s.holder = 0;
+	EXPECT_TRUE(uzc_io_done(&s.io, UZC_DEADLINE_MS));
+	if (s.io.done)
+		EXPECT_EQ(-EIO, uzc_io_wait(&s.io));
+	EXPECT_TRUE(uzc_srv_close(&s));
+}
+
+/* --- UBLK_F_AUTO_BUF_REG: slot = tag on the queue ring --- */
+
+FIXTURE(ab) {
+	struct uzc_dev d;
+};
+
+FIXTURE_VARIANT(ab) {
+	__u8 flags;		/* UBLK_AUTO_BUF_REG_* in every FETCH/COMMIT */
+};
+FIXTURE_VARIANT_ADD(ab, plain) { .flags = 0 };
+FIXTURE_VARIANT_ADD(ab, fallback) { .flags = UBLK_AUTO_BUF_REG_FALLBACK };
+
+FIXTURE_SETUP(ab)
+{
+	memset(self, 0, sizeof(*self));
+	self->d.dev_id = -1;
+	uzc_auto_buf_slots = SLOTS;
+	uzc_auto_buf_flags = variant->flags;
+	ASSERT_EQ(0, uzc_dev_create(&self->d,
+				    UBLK_F_AUTO_BUF_REG | UBLK_F_REG_IO_BUF,
+				    DEPTH, MAX_IO, DEV_SIZE, true));
+	ASSERT_TRUE(self->d.flags & UBLK_F_AUTO_BUF_REG);
+}
+
+FIXTURE_TEARDOWN(ab)
+{
+	EXPECT_EQ(0, uzc_dev_destroy(&self->d));
+}
+
+/* a WRITE arrives registered at its tag's slot, read-only; COMMIT empties it */
+TEST_F(ab, write_registered_at_delivery)
+{
+	struct uzc_dev *d = &self->d;
+	struct uzc_io io;
+	void *buf, *back;
+	int tag, fd;
+
+	START_WRITE(d, &io, buf, 65536, 20, 0);
+	tag = uzc_want_req(d, UBLK_IO_OP_WRITE, 65536);
+	ASSERT_GE(tag, 0);
+	EXPECT_FALSE(uzc_iod(d, tag)->op_flags & UBLK_IO_F_NEED_REG_BUF);
+	fd = uzc_tmpfile();
+	ASSERT_GE(fd, 0);
+	back = uzc_xalloc(65536);
+	EXPECT_EQ(-EFAULT, q_read_fixed(d, fd, tag, 0, 4096, 0));
+	EXPECT_EQ(65536, q_write_fixed(d, fd, tag, 0, 65536, 0));
+	EXPECT_EQ(65536, pread(fd, back, 65536, 0));
+	EXPECT_EQ(0, uzc_cmp(buf, back, 65536));
+	/* the slot is taken until the commit */
+	EXPECT_EQ(-EBUSY, q_buf_cmd(d, UBLK_U_IO_REGISTER_IO_BUF, tag, tag));
+	ASSERT_EQ(0, uzc_commit(d, tag, 65536));
+	EXPECT_EQ(65536, uzc_io_wait(&io));
+	/* empty now */
+	EXPECT_EQ(-EFAULT, q_write_fixed(d, fd, tag, 0, 4096, 0));
+	close(fd);
+	free(buf);
+	free(back);
+}
+
+/* a READ arrives registered write-only; READ_FIXED fills the reader */
+TEST_F(ab, read_registered_at_delivery)
+{
+	struct uzc_dev *d = &self->d;
+	struct iovec iov;
+	struct uzc_io io;
+	void *src, *dst;
+	int tag, fd;
+
+	src = uzc_xalloc(16384);
+	dst = uzc_xalloc(16384);
+	uzc_fill(src, 16384, 21);
+	fd = uzc_tmpfile();
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(16384, pwrite(fd, src, 16384, 0));
+	iov.iov_base = dst;
+	iov.iov_len = 16384;
+	ASSERT_EQ(0, uzc_io_start(d, &io, UZC_READ, &iov, 1, 1 << 20));
+	tag = uzc_want_req(d, UBLK_IO_OP_READ, 16384);
+	ASSERT_GE(tag, 0);
+	EXPECT_EQ(-EFAULT, q_write_fixed(d, fd, tag, 0, 4096, 65536));
+	EXPECT_EQ(16384, q_read_fixed(d, fd, tag, 0, 16384, 0));
+	ASSERT_EQ(0, uzc_commit(d, tag, 16384));
+	EXPECT_EQ(16384, uzc_io_wait(&io));
+	EXPECT_EQ(0, uzc_cmp(src, dst, 16384));
+	close(fd);
+	free(src);
+	free(dst);
+}
+
+/* reserved bits and unknown flags in sqe->addr fail the command */
+TEST_F(ab, bad_auto_buf_reg)
+{
+	static const __u64 bad[] = {
+		1ULL << 17,		/* unknown flag */
+		1ULL << 24,		/* reserved0 */
+		1ULL << 40,		/* reserved1 */
+	};
+	struct uzc_dev *d = &self->d;
+	struct ublksrv_io_cmd *cmd;
+	struct io_uring_sqe *sqe;
+	struct uzc_io io;
+	unsigned int i;
+	void *buf;
+	int tag;
+
+	START_WRITE(d, &io, buf, 4096, 22, 0);
+	tag = uzc_want_req(d, UBLK_IO_OP_WRITE, 4096);
+	ASSERT_GE(tag, 0);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		sqe = io_uring_get_sqe(&d->q);
+		prep_buf_cmd(sqe, d->cdev_fd, UBLK_U_IO_COMMIT_AND_FETCH_REQ,
+			     0, tag, 0);
+		cmd = (struct ublksrv_io_cmd *)&sqe->addr3;
+		cmd->result = 4096;
+		sqe->addr = tag | bad[i];
+		EXPECT_EQ(-EINVAL, q_one(d, sqe, UD_BUFCMD));
+	}
+	/* nothing happened: the request is still the server's */
+	EXPECT_FALSE(uzc_io_done(&io, 100));
+	ASSERT_EQ(0, uzc_commit(d, tag, 4096));
+	EXPECT_EQ(4096, uzc_io_wait(&io));
+	free(buf);
+}
+
+/*
+ * Registration fails (every slot holds a user buffer): without the
+ * fallback flag the request fails and the server never sees it; with
+ * it, the request arrives with UBLK_IO_F_NEED_REG_BUF and is served by
+ * user copy.
+ */
+TEST_F(ab, registration_fails)
+{
+	struct uzc_dev *d = &self->d;
+	void *ubuf, *src, *dst;
+	struct iovec iov;
+	struct uzc_io io;
+	int i, tag;
+
+	ubuf = uzc_xalloc(4096);
+	for (i = 0; i < DEPTH; i++)
+		ASSERT_EQ(1, slot_set(&d->q, i, ubuf, 4096));
+	src = uzc_xalloc(8192);
+	dst = uzc_xalloc(8192);
+	uzc_fill(src, 8192, 23);
+	iov.iov_base = dst;
+	iov.iov_len = 8192;
+	ASSERT_EQ(0, uzc_io_start(d, &io, UZC_READ, &iov, 1, 1 << 20));
+	if (!variant->flags) {
+		EXPECT_EQ(-ETIMEDOUT, uzc_next_req(d, 500));
+		EXPECT_TRUE(uzc_io_done(&io, WAIT_MS));
+		EXPECT_EQ(-EIO, uzc_io_wait(&io));
+	} else {
+		tag = uzc_want_req(d, UBLK_IO_OP_READ, 8192);
+		ASSERT_GE(tag, 0);
+		EXPECT_TRUE(uzc_iod(d, tag)->op_flags & UBLK_IO_F_NEED_REG_BUF);
+		/* the slot is not the request's */
+		EXPECT_EQ(-EINVAL,
+			  q_buf_cmd(d, UBLK_U_IO_UNREGISTER_IO_BUF, 0, tag));
+		EXPECT_EQ(8192, pwrite(d->cdev_fd, src, 8192,
+				       uzc_pos(0, tag, 0)));
+		ASSERT_EQ(0, uzc_commit(d, tag, 8192));
+		EXPECT_EQ(8192, uzc_io_wait(&io));
+		EXPECT_EQ(0, uzc_cmp(src, dst, 8192));
+	}
+	/* slots free again: the next request is registered */
+	for (i = 0; i < DEPTH; i++)
+		ASSERT_EQ(1, slot_set(&d->q, i, NULL, 0));
+	ASSERT_EQ(0, uzc_io_start(d, &io, UZC_READ, &iov, 1, 1 << 20));
+	tag = uzc_want_req(d, UBLK_IO_OP_READ, 8192);
+	ASSERT_GE(tag, 0);
+	EXPECT_FALSE(uzc_iod(d, tag)->op_flags & UBLK_IO_F_NEED_REG_BUF);
+	EXPECT_EQ(0, q_buf_cmd(d, UBLK_U_IO_UNREGISTER_IO_BUF, 0, tag));
+	/* emptied by hand: COMMIT has nothing left to empty */
+	ASSERT_EQ(0, uzc_commit(d, tag, 0));
+	EXPECT_EQ(-EIO, uzc_io_wait(&io));
+	free(ubuf);
+	free(src);
+	free(dst);
+}
+
+/* FLUSH carries no data: delivered, not registered */
+TEST_F(ab, flush_not_registered)
+{
+	struct uzc_dev *d = &self->d;
+	struct uzc_io io;
+	int tag;
+
+	ASSERT_EQ(0, uzc_io_start(d, &io, UZC_FSYNC, NULL, 0, 0));
+	tag = uzc_next_req(d, WAIT_MS);
+	ASSERT_GE(tag, 0);
+	EXPECT_EQ(UBLK_IO_OP_FLUSH, ublksrv_get_op(uzc_iod(d, tag)));
+	EXPECT_FALSE(uzc_iod(d, tag)->op_flags & UBLK_IO_F_NEED_REG_BUF);
+	EXPECT_EQ(-EINVAL, q_buf_cmd(d, UBLK_U_IO_UNREGISTER_IO_BUF, 0, tag));
+	ASSERT_EQ(0, uzc_commit(d, tag, 0));
+	EXPECT_EQ(0, uzc_io_wait(&io));
+}
+
+/*
+ * COMMIT_AND_FETCH while a user of the pages is parked on a full pipe, on
+ * the same ring as the FETCH: the request waits for the user; closing
+ * that ring ends both, and the device can still be deleted.
+ */
+TEST_F_TIMEOUT(ab, commit_with_user_in_flight_then_ring_exit, 60)
+{
+	struct uzc_dev *d = &self->d;
+	struct io_uring_sqe *sqe;
+	struct uzc_io io;
+	void *buf;
+	int tag, p[2];
+
+	ASSERT_EQ(0, full_pipe(p));
+	START_WRITE(d, &io, buf, 4096, 24, 0);
+	tag = uzc_want_req(d, UBLK_IO_OP_WRITE, 4096);
+	ASSERT_GE(tag, 0);
+	sqe = io_uring_get_sqe(&d->q);
+	io_uring_prep_write_fixed(sqe, p[1], NULL, 4096, 0, tag);
+	sqe->user_data = UD_LEG;
+	ASSERT_EQ(1, io_uring_submit(&d->q));
+	ASSERT_EQ(0, uzc_commit(d, tag, 4096));
+	EXPECT_FALSE(uzc_io_done(&io, 300));
+
+	uzc_queue_close(d);
+	EXPECT_TRUE(uzc_io_done(&io, UZC_DEADLINE_MS));
+	if (io.done)
+		EXPECT_EQ(4096, uzc_io_wait(&io));
+	EXPECT_TRUE(uzc_deleted_within(d, UZC_DEADLINE_MS));
+	close(p[0]);
+	close(p[1]);
+	free(buf);
+}
+
+/* the daemon dies while its auto-registered WRITE is in use */
+static char srv_auto_park(struct uzc_srv *s, int tag, __u32 len)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&s->d.q);
+
+	io_uring_prep_write_fixed(sqe, s->pipe[1], NULL, 4096, 0, tag);
+	sqe->user_data = UD_LEG;
+	return io_uring_submit(&s->d.q) == 1 ? 'r' : '5';
+}
+
+TEST_F_TIMEOUT(ab, daemon_killed_mid_io, 90)
+{
+	struct uzc_srv s;
+
+	ASSERT_EQ(0, uzc_srv_start(&s, UBLK_F_AUTO_BUF_REG, 2, srv_auto_park,
+				   0, 8192));
+	EXPECT_FALSE(uzc_io_done(&s.io, 200));
+	uzc_srv_kill(&s);
+	EXPECT_TRUE(uzc_io_done(&s.io, UZC_DEADLINE_MS));
+	if (s.io.done)
+		EXPECT_EQ(-EIO, uzc_io_wait(&s.io));
+	EXPECT_TRUE(uzc_srv_close(&s));
+}
+
+/* AUTO_BUF_REG refuses zoned devices (the LBA shares the command) */
+TEST(auto_buf_reg_not_zoned)
+{
+	struct uzc_dev d = { .dev_id = -1 };
+
+	EXPECT_NE(0, uzc_dev_add(&d, UBLK_F_AUTO_BUF_REG | UBLK_F_ZONED |
+				 UBLK_F_USER_COPY, 2, 65536, 1 << 20, false));
+	if (d.dev_id >= 0)
+		uzc_dev_del(&d);
+}
+
+int main(int argc, char **argv)
+{
+	uzc_require(uzc_regbuf_unsupported(), "regbuf");
+	return test_harness_run(argc, argv);
+}
