@@ -193,9 +193,10 @@ variant_skipped() {
 # intree_copy V: copy selftests/ublk_zc (what git tracks or would track:
 # no build products) to V's kernel tree, tools/testing/selftests/ublk_zc,
 # replacing an earlier copy.  The tree is a git worktree made from the
-# series: the copy is an untracked directory, which kernel-build (O=
-# builds) and lint (diffs of commits) do not look at, and which
-# variant-tree's git clean removes when it remakes the tree.
+# series; the copy is a directory git ignores (Debian's .gitignore
+# ignores every untracked file), which kernel-build (O= builds), lint
+# (its own trees, diffs of commits) and variant-tree (git clean without
+# -x) leave alone.
 intree_copy() {
 	local src=$TOP/selftests/ublk_zc dst
 	dst=$(tree_dir "$1")/tools/testing/selftests/ublk_zc
