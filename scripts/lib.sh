@@ -198,14 +198,54 @@ variant_skipped() {
 		"$1" > "$2/$1.tap"
 }
 
+# intree_copy V: copy selftests/ublk_zc (what git tracks or would track:
+# no build products) to V's kernel tree, tools/testing/selftests/ublk_zc,
+# replacing an earlier copy.  The tree is a git worktree made from the
+# series; the copy is a directory git ignores (Debian's .gitignore
+# ignores every untracked file), which kernel-build (O= builds), lint
+# (its own trees, diffs of commits) and variant-tree (git clean without
+# -x) leave alone.
+intree_copy() {
+	local src=$TOP/selftests/ublk_zc dst
+	dst=$(tree_dir "$1")/tools/testing/selftests/ublk_zc
+	rm -rf "$dst" && mkdir -p "$dst" || return 1
+	git -C "$src" ls-files -z --cached --others --exclude-standard |
+		tar -C "$src" -cf - --null -T - | tar -C "$dst" -xf -
+}
+
+# intree_make V ARGS...: make in V's tools/testing/selftests for the
+# ublk_zc target, as a kernel developer runs a kselftest, against V's
+# own uapi headers (headers_install output: the tree has no usr/include,
+# its builds are out of tree)
+intree_make() {
+	local v=$1
+	shift
+	make -s -C "$(tree_dir "$v")/tools/testing/selftests" TARGETS=ublk_zc \
+		KHDR_INCLUDES="-isystem $(headers_dir "$v")/include" "$@"
+}
+
+# intree_build OUT V: V's headers, the copy, and its build on the host
+# (the guest cannot write the tree); the log in OUT/intree-V-build.log
+intree_build() {
+	local log=$1/intree-$2-build.log
+	{
+		"$TOP/scripts/kernel-headers" "$2" && intree_copy "$2" &&
+		intree_make "$2" -j"$(nproc)"
+	} > "$log" 2>&1 || { cat "$log"; return 1; }
+}
+
 # suite_run OUT V F TIMEOUT [VAR=VALUE...]: build kernel V/F, boot it and
 # run selftests/ublk_zc in the guest (within TIMEOUT seconds) with the
 # VARs set; the TAP goes to OUT/V-F.tap, where a failed build, a hung or
 # crashed guest or a kernel report counts as one failed test.  The guest
 # knows its variant (UBLK_ZC_VARIANT): what V must have and lacks fails
-# there instead of skipping.
+# there instead of skipping.  For a variant listed in SUITE_INTREE the
+# suite runs from a copy in V's kernel tree, through kselftest's Makefile
+# (make -C tools/testing/selftests TARGETS=ublk_zc run_tests): the proof
+# that the directory stands alone, at no extra run of the suite.
 suite_run() {
 	local out=$1 v=$2 f=$3 tmo=$4 tap=$1/$2-$3.tap rc sum append reports
+	local intree=()
 	shift 4
 	: > "$tap"
 	stage_begin "kernel $v/$f"
@@ -214,15 +254,25 @@ suite_run() {
 		stage_end
 		return 0
 	fi
+	# after kernel-build: remaking the tree would remove the copy
+	# shellcheck disable=SC2086 # a list of variants
+	if in_list "$v" ${SUITE_INTREE:-}; then
+		if ! intree_build "$out" "$v"; then
+			step_failed "$tap" "in-tree kselftest build $v"
+			stage_end
+			return 0
+		fi
+		intree=(UBLK_ZC_INTREE=1)
+	fi
 	stage_end
-	stage_begin "tests $v/$f"
+	stage_begin "tests $v/$f${intree:+ (in-tree)}"
 	# the debug flavor's soft-lockup detector: 120 s, not 20 s, under TCG
 	append=
 	[ "$f" = debug ] && append=watchdog_thresh=60
 	set +e
 	"$TOP/scripts/vm-run" --timeout "$tmo" --dir "$out/vm-$v-$f" \
 		${append:+--append "$append"} "$(kernel_image "$v" "$f")" -- \
-		env UBLK_ZC_VARIANT="$v" UBLK_ZC_FLAVOR="$f" "$@" \
+		env UBLK_ZC_VARIANT="$v" UBLK_ZC_FLAVOR="$f" "${intree[@]}" "$@" \
 		"$TOP/scripts/guest-tests" \
 		| tee -a "$tap"
 	rc=${PIPESTATUS[0]}

@@ -58,7 +58,7 @@ in_ns() {
 rc_of() {
 	local ublk=$1 v=$2
 	shift 2
-	in_ns "$ublk" env ${v:+UBLK_ZC_VARIANT=$v} ABTOOL="$T_TMP/abtool" \
+	in_ns "$ublk" env ${v:+UBLK_ZC_VARIANT=$v} UBLK_SRV="$T_TMP/abtool" \
 		STUB_PATHS="${STUB_PATHS:-}" UBLK_ZC_WORK= "$@" > "$T_TMP/out" 2>&1
 	echo $?
 }

@@ -8,7 +8,9 @@ KSFT_FAIL=1
 KSFT_SKIP=4
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-ABTOOL=${ABTOOL:-$HERE/../../tools/abtool/abtool}
+# the ublk server (abtool's serve, load, features, del), built beside the
+# tests so that they run in a kernel tree too
+UBLK_SRV=${UBLK_SRV:-$HERE/ublk_zc_srv}
 WORK=${UBLK_ZC_WORK:-$(mktemp -d /tmp/ublk_zc.XXXXXX)}
 UBLK_PID=
 UBLK_ID=
@@ -17,7 +19,7 @@ UBLK_DEV=
 # UBLK_ZC_VARIANT: the kernel variant the suite runs on (the project's
 # scripts/check and scripts/stress set it).  Unset (a kernel developer
 # running the kselftest by hand), whatever the kernel lacks skips.  Set,
-# what that variant must have fails when absent: root, ublk, abtool, the
+# what that variant must have fails when absent: root, ublk, the server, the
 # tools, and the data paths (copy and user_copy everywhere, splice on
 # splice-rsrc, fused on fused, regbuf and autobuf on regbuf); so does a
 # data path it must not have (a kernel of another variant).
@@ -48,7 +50,7 @@ must_have() { [[ " $(variant_paths) " == *" $1 "* ]]; }
 require_ublk() {
 	[ "$(id -u)" = 0 ] || skip "needs root"
 	[ -c /dev/ublk-control ] || skip "no /dev/ublk-control (CONFIG_BLK_DEV_UBLK)"
-	[ -x "$ABTOOL" ] || skip "abtool not built ($ABTOOL)"
+	[ -x "$UBLK_SRV" ] || skip "ublk_zc_srv not built ($UBLK_SRV)"
 }
 
 # make_backing NAME SIZE: a file on the guest's tmpfs, filled with noise
@@ -70,7 +72,7 @@ ublk_start() {
 	done
 	# one fifo for every start: an exec costs seconds on the debug flavor
 	[ -p "$fifo" ] || mkfifo "$fifo"
-	"$ABTOOL" serve --ready-fd 3 "$@" 3> "$fifo" 2>> "$WORK/serve.log" &
+	"$UBLK_SRV" serve --ready-fd 3 "$@" 3> "$fifo" 2>> "$WORK/serve.log" &
 	UBLK_PID=$!
 	UBLK_ID=
 	read -r -t 30 UBLK_ID < "$fifo"
@@ -109,7 +111,7 @@ ublk_stop() {
 # paths=$(ublk_paths) || exit $KSFT_FAIL).
 ublk_paths() {
 	local p want=${UBLK_ZC_PATHS:-} have=() need=() missing=() extra=()
-	for p in $("$ABTOOL" features --paths | awk '$2 == "yes" {print $1}'); do
+	for p in $("$UBLK_SRV" features --paths | awk '$2 == "yes" {print $1}'); do
 		[ -z "$want" ] || [[ " $want " == *" $p "* ]] && have+=("$p")
 	done
 	if [ -n "$VARIANT" ]; then
@@ -123,7 +125,7 @@ ublk_paths() {
 			[[ " ${need[*]} " == *" $p "* ]] || extra+=("$p")
 		done
 		[ ${#missing[@]} = 0 ] ||
-			fail "UBLK_ZC_VARIANT=$VARIANT must have data path(s) ${missing[*]}; abtool features --paths: $("$ABTOOL" features --paths | tr '\n' ';')"
+			fail "UBLK_ZC_VARIANT=$VARIANT must have data path(s) ${missing[*]}; abtool features --paths: $("$UBLK_SRV" features --paths | tr '\n' ';')"
 		[ ${#extra[@]} = 0 ] ||
 			fail "the kernel has data path(s) ${extra[*]}, which UBLK_ZC_VARIANT=$VARIANT must not have (another variant's kernel?)"
 	fi

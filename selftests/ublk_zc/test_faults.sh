@@ -26,7 +26,7 @@ fi
 # once it has I/O done on DEV
 load_bg() {
 	io_count "$1" || fail "$ctx: no I/O statistics of $1"
-	"$ABTOOL" load --rw=randrw --bs=16k --iodepth=16 --runtime=120s \
+	"$UBLK_SRV" load --rw=randrw --bs=16k --iodepth=16 --runtime=120s \
 		--no-counters "$1" > "$WORK/load.out" 2>&1 &
 	LOAD=$!
 	BG_PIDS+=("$LOAD")
@@ -48,7 +48,7 @@ start() {
 # verify CTX: the device serves verified I/O (a mixed workload whose
 # reads are checked against what it wrote; one exec: they are dear here)
 verify() {
-	"$ABTOOL" load --rw=randrw --bs=64k --iodepth=8 --verify --length=2M \
+	"$UBLK_SRV" load --rw=randrw --bs=64k --iodepth=8 --verify --length=2M \
 		--size=4M --no-counters "$UBLK_DEV" > "$WORK/load.out" 2>&1 ||
 		{ cat "$WORK/load.out" >&2; fail "$1: verified I/O"; }
 }
@@ -75,7 +75,7 @@ fault_del() { # path [--async]
 	# DEL_DEV drains in-flight requests through the live server, aborts
 	# its commands and returns once the server has closed /dev/ublkcN;
 	# DEL_DEV_ASYNC (every second round) returns at once
-	"$ABTOOL" del -n "$UBLK_ID" ${2:+"$2"} 2> "$WORK/del.out" &
+	"$UBLK_SRV" del -n "$UBLK_ID" ${2:+"$2"} 2> "$WORK/del.out" &
 	del=$!
 	BG_PIDS+=("$del")
 	wait_exit "$UBLK_PID" 60 || fail "$ctx: server still running 60 s after abtool del"

@@ -35,11 +35,11 @@ stress() {
 	local sectors half a b ra rb
 	read -r sectors < "/sys/block/${2#/dev/}/size" || fail "$1: no size of $2"
 	half=$((sectors * 512 / 2 / 65536 * 65536))
-	"$ABTOOL" load --rw=randrw --bs=$BS_A --iodepth=16 --jobs=2 --verify \
+	"$UBLK_SRV" load --rw=randrw --bs=$BS_A --iodepth=16 --jobs=2 --verify \
 		--seed=1 --length=$half --runtime=${T}s --no-counters \
 		"$2" > "$WORK/a.out" 2>&1 &
 	a=$!
-	"$ABTOOL" load --rw=randrw --bs=$BS_B --iodepth=8 --verify --seed=2 \
+	"$UBLK_SRV" load --rw=randrw --bs=$BS_B --iodepth=8 --verify --seed=2 \
 		--rwmixread=30 --offset=$half --runtime=${T}s --no-counters \
 		"$2" > "$WORK/b.out" 2>&1 &
 	b=$!
@@ -49,10 +49,10 @@ stress() {
 	# exit status 3: verify mismatches
 	[ $ra = 0 ] || { cat "$WORK/a.out"; fail "$1: 4K workload exited with $ra"; }
 	[ $rb = 0 ] || { cat "$WORK/b.out"; fail "$1: 60.5K workload exited with $rb"; }
-	"$ABTOOL" load --verify-only --bs=$BS_A --iodepth=16 --seed=1 --length=$half \
+	"$UBLK_SRV" load --verify-only --bs=$BS_A --iodepth=16 --seed=1 --length=$half \
 		--no-counters "$2" > "$WORK/v.out" 2>&1 ||
 		{ cat "$WORK/v.out"; fail "$1: verify pass of the 4K half"; }
-	"$ABTOOL" load --verify-only --bs=$BS_B --iodepth=8 --seed=2 --offset=$half \
+	"$UBLK_SRV" load --verify-only --bs=$BS_B --iodepth=8 --seed=2 --offset=$half \
 		--no-counters "$2" > "$WORK/v.out" 2>&1 ||
 		{ cat "$WORK/v.out"; fail "$1: verify pass of the 60.5K half"; }
 }

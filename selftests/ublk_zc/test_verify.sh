@@ -17,7 +17,7 @@ if [ "${UBLK_ZC_FLAVOR:-}" = debug ]; then
 	TARGETS=loop
 fi
 # every path abtool knows; those this kernel lacks skip
-PATHS=${UBLK_ZC_PATHS:-$("$ABTOOL" features --paths | cut -d" " -f1)}
+PATHS=${UBLK_ZC_PATHS:-$("$UBLK_SRV" features --paths | cut -d" " -f1)}
 ran=0
 
 fio_verify() { # dev
@@ -37,11 +37,11 @@ for target in $TARGETS; do
 			args+=(-b "$(make_backing "b$i" "$SIZE")")
 		done
 		ublk_start "${args[@]}" || { echo "skip: $target/$path"; continue; }
-		"$ABTOOL" load --rw=write --bs=192k --iodepth=8 --verify \
+		"$UBLK_SRV" load --rw=write --bs=192k --iodepth=8 --verify \
 			"$UBLK_DEV" > "$WORK/load.out" &&
-		"$ABTOOL" load --verify-only --bs=192k "$UBLK_DEV" >> "$WORK/load.out" ||
+		"$UBLK_SRV" load --verify-only --bs=192k "$UBLK_DEV" >> "$WORK/load.out" ||
 			{ cat "$WORK/load.out"; fail "$target/$path: abtool write + verify pass"; }
-		"$ABTOOL" load --rw=randrw --bs=8k --iodepth=16 --verify \
+		"$UBLK_SRV" load --rw=randrw --bs=8k --iodepth=16 --verify \
 			--size=$((SIZE * legs)) "$UBLK_DEV" > "$WORK/load.out" ||
 			{ cat "$WORK/load.out"; fail "$target/$path: abtool verify (randrw)"; }
 		fio_verify "$UBLK_DEV" ||

@@ -156,3 +156,7 @@ int cmd_serve(int argc, char **argv)
 	free(d);
 	return ret < 0 ? AB_EXIT_FAIL : AB_EXIT_OK;
 }
+
+const struct subcommand subcmd_serve = {
+	"serve", cmd_serve, "serve one ublk device in the foreground"
+};

@@ -76,3 +76,7 @@ int cmd_del(int argc, char **argv)
 	}
 	return AB_EXIT_OK;
 }
+
+const struct subcommand subcmd_del = {
+	"del", cmd_del, "delete a ublk device, even one another process serves"
+};

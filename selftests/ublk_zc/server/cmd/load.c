@@ -381,3 +381,7 @@ int cmd_load(int argc, char **argv)
 	free(res);
 	return ret;
 }
+
+const struct subcommand subcmd_load = {
+	"load", cmd_load, "run a workload on a device or file"
+};

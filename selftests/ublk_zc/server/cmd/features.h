@@ -2,6 +2,11 @@
 #ifndef ABTOOL_FEATURES_H
 #define ABTOOL_FEATURES_H
 
+#include "subcmd.h"
+
 int cmd_features(int argc, char **argv);
+
+/* its entry in a command table (abtool, ublk_zc_srv) */
+extern const struct subcommand subcmd_features;
 
 #endif

@@ -2,6 +2,11 @@
 #ifndef ABTOOL_DEL_H
 #define ABTOOL_DEL_H
 
+#include "subcmd.h"
+
 int cmd_del(int argc, char **argv);
+
+/* its entry in a command table (abtool, ublk_zc_srv) */
+extern const struct subcommand subcmd_del;
 
 #endif

@@ -147,3 +147,7 @@ int cmd_features(int argc, char **argv)
 		print_text(u.release, ret, features);
 	return AB_EXIT_OK;
 }
+
+const struct subcommand subcmd_features = {
+	"features", cmd_features, "what the running kernel offers"
+};

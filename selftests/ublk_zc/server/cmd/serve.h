@@ -2,6 +2,11 @@
 #ifndef ABTOOL_SERVE_H
 #define ABTOOL_SERVE_H
 
+#include "subcmd.h"
+
 int cmd_serve(int argc, char **argv);
+
+/* its entry in a command table (abtool, ublk_zc_srv) */
+extern const struct subcommand subcmd_serve;
 
 #endif
