@@ -788,28 +788,15 @@ TEST_F(fused, send_recv)
  */
 TEST_F(fused, send_zc)
 {
-	struct sockaddr_in sa = { .sin_family = AF_INET };
 	const size_t len = 256 << 10;
-	int cfd = self->d.cdev_fd, ls, cs, as, tag, one = 1, res;
-	socklen_t sl = sizeof(sa);
+	int cfd = self->d.cdev_fd, cs, as, tag, one = 1, res;
 	struct io_uring_sqe *sqe;
 	struct io_uring_cqe *cqe;
 	struct uzc_io io;
 	size_t got;
 	ssize_t n;
 
-	uzc_loopback_up();
-	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	ls = socket(AF_INET, SOCK_STREAM, 0);
-	ASSERT_LE(0, ls);
-	ASSERT_EQ(0, bind(ls, (struct sockaddr *)&sa, sizeof(sa)));
-	ASSERT_EQ(0, listen(ls, 1));
-	ASSERT_EQ(0, getsockname(ls, (struct sockaddr *)&sa, &sl));
-	cs = socket(AF_INET, SOCK_STREAM, 0);
-	ASSERT_LE(0, cs);
-	ASSERT_EQ(0, connect(cs, (struct sockaddr *)&sa, sizeof(sa)));
-	as = accept(ls, NULL, NULL);
-	ASSERT_LE(0, as);
+	ASSERT_EQ(0, uzc_tcp_pair(&cs, &as, 0, 0));
 	setsockopt(cs, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 
 	uzc_fill(self->buf, len, 41);
@@ -844,7 +831,6 @@ TEST_F(fused, send_zc)
 	finish_req(_metadata, &self->d, &io, tag, 4096, 4096);
 	close(as);
 	close(cs);
-	close(ls);
 }
 
 /*
@@ -1165,29 +1151,17 @@ static bool read_full(int fd, void *buf, size_t len)
  */
 TEST_F(fused, send_msg_zerocopy_refused)
 {
-	struct sockaddr_in sa = { .sin_family = AF_INET };
 	struct sockaddr_in ua = { .sin_family = AF_INET };
-	int cfd = self->d.cdev_fd, ls, cs, as, us, ur, tag, one = 1, res;
+	int cfd = self->d.cdev_fd, cs, as, us, ur, tag, one = 1, res;
 	const size_t len = 64 << 10;
-	socklen_t sl = sizeof(sa);
+	socklen_t sl;
 	struct io_uring_sqe *sqe;
 	struct uzc_io io;
 	__u64 ud;
 
-	uzc_loopback_up();
-	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	ls = socket(AF_INET, SOCK_STREAM, 0);
-	ASSERT_LE(0, ls);
-	ASSERT_EQ(0, bind(ls, (struct sockaddr *)&sa, sizeof(sa)));
-	ASSERT_EQ(0, listen(ls, 1));
-	ASSERT_EQ(0, getsockname(ls, (struct sockaddr *)&sa, &sl));
-	cs = socket(AF_INET, SOCK_STREAM, 0);
-	ASSERT_LE(0, cs);
+	ASSERT_EQ(0, uzc_tcp_pair(&cs, &as, 0, 0));
 	ASSERT_EQ(0, setsockopt(cs, SOL_SOCKET, SO_ZEROCOPY, &one,
 				sizeof(one)));
-	ASSERT_EQ(0, connect(cs, (struct sockaddr *)&sa, sizeof(sa)));
-	as = accept(ls, NULL, NULL);
-	ASSERT_LE(0, as);
 	ua.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	ur = socket(AF_INET, SOCK_DGRAM, 0);
 	ASSERT_LE(0, ur);
@@ -1246,7 +1220,6 @@ TEST_F(fused, send_msg_zerocopy_refused)
 	close(ur);
 	close(as);
 	close(cs);
-	close(ls);
 }
 
 /* a fused WRITE of 4096 bytes to @fd, submitted by a task not the daemon */

@@ -709,22 +709,27 @@ int uzc_loopback_up(void)
 	return ret;
 }
 
-int uzc_tcp_full_pair(int *tx, int *rx)
+int uzc_tcp_pair(int *tx, int *rx, int sndbuf, int rcvbuf)
 {
 	struct sockaddr_in sa = { .sin_family = AF_INET };
 	socklen_t sl = sizeof(sa);
-	int ls, small = 4096, ret = 0;
-	char fill[4096] = { 0 };
+	int ls, ret;
 
 	*tx = *rx = -1;
 	uzc_loopback_up();
 	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	ls = socket(AF_INET, SOCK_STREAM, 0);
 	*tx = socket(AF_INET, SOCK_STREAM, 0);
+	/*
+	 * Sizes before listen()/connect(): the accepted socket inherits the
+	 * listener's receive buffer, and the window scale is fixed by the
+	 * handshake.
+	 */
 	if (ls < 0 || *tx < 0 ||
-	    /* small buffers both ways: a few pages fill them */
-	    setsockopt(ls, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small)) ||
-	    setsockopt(*tx, SOL_SOCKET, SO_SNDBUF, &small, sizeof(small)) ||
+	    (rcvbuf && setsockopt(ls, SOL_SOCKET, SO_RCVBUF, &rcvbuf,
+				  sizeof(rcvbuf))) ||
+	    (sndbuf && setsockopt(*tx, SOL_SOCKET, SO_SNDBUF, &sndbuf,
+				  sizeof(sndbuf))) ||
 	    bind(ls, (struct sockaddr *)&sa, sizeof(sa)) || listen(ls, 1) ||
 	    getsockname(ls, (struct sockaddr *)&sa, &sl) ||
 	    connect(*tx, (struct sockaddr *)&sa, sizeof(sa)))
@@ -733,19 +738,33 @@ int uzc_tcp_full_pair(int *tx, int *rx)
 	if (*rx < 0)
 		goto fail;
 	close(ls);
-	while (send(*tx, fill, sizeof(fill), MSG_DONTWAIT) > 0)
-		;
-	if (errno == EAGAIN)
-		return 0;
-	ls = -1;
+	return 0;
 fail:
 	ret = -errno;
 	if (ls >= 0)
 		close(ls);
 	if (*tx >= 0)
 		close(*tx);
-	if (*rx >= 0)
-		close(*rx);
+	*tx = *rx = -1;
+	return ret;
+}
+
+int uzc_tcp_full_pair(int *tx, int *rx)
+{
+	char fill[4096] = { 0 };
+	int ret;
+
+	/* small buffers both ways: a few pages fill them */
+	ret = uzc_tcp_pair(tx, rx, 4096, 4096);
+	if (ret)
+		return ret;
+	while (send(*tx, fill, sizeof(fill), MSG_DONTWAIT) > 0)
+		;
+	if (errno == EAGAIN)
+		return 0;
+	ret = -errno;
+	close(*tx);
+	close(*rx);
 	*tx = *rx = -1;
 	return ret;
 }

@@ -206,6 +206,13 @@ size_t uzc_cmp(const void *a, const void *b, size_t len);
 /* bring the loopback interface up (a fresh guest has it down); -errno */
 int uzc_loopback_up(void);
 /*
+ * A connected TCP loopback pair, @tx connected to @rx, neither end
+ * O_NONBLOCK; @sndbuf (SO_SNDBUF of @tx) and @rcvbuf (SO_RCVBUF of @rx,
+ * set before the handshake so that the window stays small) are left at
+ * the defaults when 0.  0 or -errno.
+ */
+int uzc_tcp_pair(int *tx, int *rx, int sndbuf, int rcvbuf);
+/*
  * A connected TCP loopback pair whose sending side is full: a send on
  * @tx parks until @rx reads (neither end is O_NONBLOCK). 0 or -errno.
  */
