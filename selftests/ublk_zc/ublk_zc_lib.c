@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/fs.h>
 #include <net/if.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
@@ -212,6 +213,7 @@ const char *uzc_fused_unsupported(void)
 }
 
 unsigned int uzc_logical_bs_shift = 9;
+unsigned int uzc_discard_sectors;
 
 int uzc_dev_add(struct uzc_dev *d, __u64 flags, unsigned int depth,
 		unsigned int max_io, unsigned long long dev_size,
@@ -255,6 +257,13 @@ int uzc_dev_add(struct uzc_dev *d, __u64 flags, unsigned int depth,
 	p.basic.io_min_shift = uzc_logical_bs_shift;
 	p.basic.max_sectors = max_io >> 9;
 	p.basic.dev_sectors = dev_size >> 9;
+	if (uzc_discard_sectors) {
+		p.types |= UBLK_PARAM_TYPE_DISCARD;
+		p.discard.discard_granularity = 4096;
+		p.discard.max_discard_sectors = uzc_discard_sectors;
+		p.discard.max_write_zeroes_sectors = uzc_discard_sectors;
+		p.discard.max_discard_segments = 1;
+	}
 	ret = uzc_ctrl_cmd(d, UBLK_U_CMD_SET_PARAMS, 0, &p, sizeof(p));
 	if (ret) {
 		uzc_ctrl_cmd(d, UBLK_U_CMD_DEL_DEV, 0, NULL, 0);
@@ -576,6 +585,14 @@ static void *io_thread(void *arg)
 	case UZC_WRITE:
 		ret = pwritev(io->fd, io->iov, io->iovcnt, io->off);
 		break;
+	case UZC_DISCARD:
+	case UZC_WRITE_ZEROES: {
+		__u64 range[2] = { io->off, io->iov[0].iov_len };
+
+		ret = ioctl(io->fd, io->op == UZC_DISCARD ? BLKDISCARD :
+			    BLKZEROOUT, range);
+		break;
+	}
 	default:
 		ret = fsync(io->fd);
 		break;

@@ -59,7 +59,9 @@ struct uzc_dev {
 };
 
 /* a block I/O on /dev/ublkbN, O_DIRECT, run by a helper thread */
-enum uzc_io_op { UZC_READ, UZC_WRITE, UZC_FSYNC };
+/* UZC_DISCARD, UZC_WRITE_ZEROES: BLKDISCARD, BLKZEROOUT of iov[0].iov_len */
+enum uzc_io_op { UZC_READ, UZC_WRITE, UZC_FSYNC, UZC_DISCARD,
+		 UZC_WRITE_ZEROES };
 
 struct uzc_io {
 	pthread_t thread;
@@ -118,6 +120,11 @@ int uzc_dev_create(struct uzc_dev *d, __u64 flags, unsigned int depth,
 /* the phases of uzc_dev_create, for a server living in another process */
 /* logical block size of the devices uzc_dev_add() makes (default 9) */
 extern unsigned int uzc_logical_bs_shift;
+/*
+ * max discard and write zeroes sectors of the devices uzc_dev_add()
+ * makes (default 0: neither is advertised)
+ */
+extern unsigned int uzc_discard_sectors;
 int uzc_dev_add(struct uzc_dev *d, __u64 flags, unsigned int depth,
 		unsigned int max_io, unsigned long long dev_size,
 		bool volatile_cache);
