@@ -25,7 +25,6 @@
 #include <net/if.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
-#include <linux/sock_diag.h>
 #include <linux/sockios.h>
 #include <sys/ioctl.h>
 #include <sys/ptrace.h>
@@ -1131,20 +1130,6 @@ TEST_F(fused, send_zc_prep_reject_one_cqe)
 	close(sv[1]);
 }
 
-/* read exactly @len bytes from @fd into @buf; false on error or EOF */
-static bool read_full(int fd, void *buf, size_t len)
-{
-	size_t got;
-	ssize_t n;
-
-	for (got = 0; got < len; got += n) {
-		n = read(fd, (char *)buf + got, len - got);
-		if (n <= 0)
-			return false;
-	}
-	return true;
-}
-
 /*
  * MSG_ZEROCOPY on a SEND secondary, on TCP and UDP sockets with
  * SO_ZEROCOPY: the stack would take references to the request's pages and
@@ -1194,7 +1179,7 @@ TEST_F(fused, send_msg_zerocopy_refused)
 		TH_LOG("second CQE, user_data %llu", (unsigned long long)ud);
 	/* a kernel that sent anyway: keep the stream in step */
 	if (res > 0)
-		ASSERT_TRUE(read_full(as, self->buf2, res));
+		ASSERT_TRUE(uzc_read_full(as, self->buf2, res));
 
 	/* UDP */
 	sqe = io_uring_get_sqe(&self->ring);
@@ -1213,7 +1198,7 @@ TEST_F(fused, send_msg_zerocopy_refused)
 	sqe[1].msg_flags = MSG_WAITALL;
 	ASSERT_EQ(1, io_uring_submit(&self->ring));
 	memset(self->buf2, 0, len);
-	ASSERT_TRUE(read_full(as, self->buf2, len));
+	ASSERT_TRUE(uzc_read_full(as, self->buf2, len));
 	EXPECT_EQ(0, uzc_submit_wait(&self->ring, 1, &res, &ud, TMO_MS));
 	EXPECT_EQ(62, ud);
 	EXPECT_EQ((int)len, res);
@@ -1223,34 +1208,6 @@ TEST_F(fused, send_msg_zerocopy_refused)
 	close(ur);
 	close(as);
 	close(cs);
-}
-
-/* bytes queued in @tx (not yet acked) plus bytes waiting in @rx */
-static int tcp_in_flight(int tx, int rx)
-{
-	int outq = 0, inq = 0;
-
-	if (ioctl(tx, SIOCOUTQ, &outq) || ioctl(rx, SIOCINQ, &inq))
-		return -errno;
-	return outq + inq;
-}
-
-/*
- * Wait up to @ms for every one of @len bytes written to @tx to be in the
- * socket (queued in @tx or waiting in @rx): the sendmsg() that took them
- * has returned.  Returns the bytes seen last.
- */
-static int wait_all_queued(int tx, int rx, int len, int ms)
-{
-	int n = 0;
-
-	while (ms-- > 0) {
-		n = tcp_in_flight(tx, rx);
-		if (n == len)
-			break;
-		usleep(1000);
-	}
-	return n;
 }
 
 /*
@@ -1305,12 +1262,12 @@ TEST_F(fused, send_zc_notification_holds_request)
 	EXPECT_EQ(len, cqe->res);
 	EXPECT_TRUE(cqe->flags & IORING_CQE_F_MORE);
 	io_uring_cqe_seen(&self->ring, cqe);
-	n = wait_all_queued(tx, rx, len, 1000);
+	n = uzc_tcp_wait_queued(tx, rx, len, 1000);
 	EXPECT_EQ(len, n);
 	ASSERT_TRUE(no_more_cqe(&self->ring, 300, &ud))
 		TH_LOG("plain SEND_ZC: notification before the reader read: skbs are not held here, the case proves nothing");
 	memset(self->buf2, 0, len);
-	ASSERT_TRUE(read_full(rx, self->buf2, len));
+	ASSERT_TRUE(uzc_read_full(rx, self->buf2, len));
 	EXPECT_EQ(0, uzc_cmp(self->buf, self->buf2, len));
 	ASSERT_EQ(0, io_uring_wait_cqe_timeout(&self->ring, &cqe,
 			&(struct __kernel_timespec){ .tv_sec = 5 }));
@@ -1331,7 +1288,7 @@ TEST_F(fused, send_zc_notification_holds_request)
 	sqe[1].msg_flags = MSG_WAITALL;
 	ASSERT_EQ(1, io_uring_submit(&self->ring));
 	/* the send is done: all of it is in the sockets ... */
-	n = wait_all_queued(tx, rx, len, 5000);
+	n = uzc_tcp_wait_queued(tx, rx, len, 5000);
 	EXPECT_EQ(len, n);
 	/* ... but most of it still unsent, in skbs on the request's pages */
 	ASSERT_EQ(0, ioctl(rx, SIOCINQ, &n));
@@ -1346,7 +1303,7 @@ TEST_F(fused, send_zc_notification_holds_request)
 
 	/* the reader drains the socket: skbs freed, notification, CQE */
 	memset(self->buf2, 0, len);
-	ASSERT_TRUE(read_full(rx, self->buf2, len));
+	ASSERT_TRUE(uzc_read_full(rx, self->buf2, len));
 	EXPECT_EQ(0, uzc_cmp(self->buf, self->buf2, len));
 	ud = 0;
 	EXPECT_EQ(0, uzc_submit_wait(&self->ring, 1, &res, &ud, TMO_MS));
@@ -1358,46 +1315,6 @@ TEST_F(fused, send_zc_notification_holds_request)
 	EXPECT_EQ(len, uzc_io_wait(&io));
 	close(tx);
 	close(rx);
-}
-
-/* sk_wmem_queued of @fd: what its send buffer is charged with */
-static int wmem_queued(int fd)
-{
-	__u32 mem[SK_MEMINFO_VARS];
-	socklen_t l = sizeof(mem);
-
-	if (getsockopt(fd, SOL_SOCKET, SO_MEMINFO, mem, &l))
-		return -errno;
-	return mem[SK_MEMINFO_WMEM_QUEUED];
-}
-
-/*
- * The first @len bytes of @area (@area_len, touched) whose pages are
- * physically contiguous, from /proc/self/pagemap (root sees PFNs), or
- * NULL.  O_DIRECT I/O on them gives a bio of one multi-page bvec.
- */
-static void *contiguous_run(char *area, size_t area_len, size_t len)
-{
-	size_t pg = 4096, i, run = 0;
-	__u64 e, prev = 0;
-	int fd;
-
-	fd = open("/proc/self/pagemap", O_RDONLY);
-	if (fd < 0)
-		return NULL;
-	for (i = 0; i < area_len / pg; i++) {
-		if (pread(fd, &e, 8, ((uintptr_t)area / pg + i) * 8) != 8)
-			break;
-		e &= (1ULL << 55) - 1;		/* the PFN */
-		run = e && i && e == prev + 1 ? run + 1 : 1;
-		prev = e;
-		if (e && run * pg == len) {
-			close(fd);
-			return area + (i + 1 - run) * pg;
-		}
-	}
-	close(fd);
-	return NULL;
 }
 
 /*
@@ -1423,7 +1340,7 @@ TEST_F(fused, send_zc_contiguous_charge)
 
 	ASSERT_EQ(0, posix_memalign((void **)&area, 4096, area_len));
 	memset(area, 1, area_len);
-	p = contiguous_run(area, area_len, len);
+	p = uzc_contiguous_run(area, area_len, len);
 	if (!p) {
 		free(area);
 		SKIP(return, "no 64 KiB of physically contiguous pages found");
@@ -1436,10 +1353,10 @@ TEST_F(fused, send_zc_contiguous_charge)
 	io_uring_prep_send_zc(sqe, tx, p, len, MSG_WAITALL, 0);
 	sqe->user_data = 22;
 	ASSERT_EQ(1, io_uring_submit(&self->ring));
-	n = wait_all_queued(tx, rx, len, 3000);
-	w_plain = wmem_queued(tx);
+	n = uzc_tcp_wait_queued(tx, rx, len, 3000);
+	w_plain = uzc_wmem_queued(tx);
 	EXPECT_EQ(len, n);
-	ASSERT_TRUE(read_full(rx, self->buf2, len));
+	ASSERT_TRUE(uzc_read_full(rx, self->buf2, len));
 	EXPECT_EQ(0, uzc_cmp(p, self->buf2, len));
 	/* the send CQE and the notification */
 	EXPECT_EQ(0, uzc_submit_wait(&self->ring, 2, NULL, NULL, TMO_MS));
@@ -1454,12 +1371,12 @@ TEST_F(fused, send_zc_contiguous_charge)
 	prep_fused(sqe, cfd, 0, tag, IORING_OP_SEND_ZC, tx, 0, len, 0, 23);
 	sqe[1].msg_flags = MSG_WAITALL;
 	ASSERT_EQ(1, io_uring_submit(&self->ring));
-	n = wait_all_queued(tx, rx, len, 3000);
-	w_fused = wmem_queued(tx);
+	n = uzc_tcp_wait_queued(tx, rx, len, 3000);
+	w_fused = uzc_wmem_queued(tx);
 	TH_LOG("user memory: %d bytes charged; fused: %d of %d bytes queued, %d charged",
 	       w_plain, n, len, w_fused);
 	EXPECT_EQ(len, n);
-	ASSERT_TRUE(read_full(rx, self->buf2, len));
+	ASSERT_TRUE(uzc_read_full(rx, self->buf2, len));
 	EXPECT_EQ(0, uzc_cmp(p, self->buf2, len));
 	EXPECT_EQ(0, uzc_submit_wait(&self->ring, 1, &res, NULL, TMO_MS));
 	EXPECT_EQ(len, res);

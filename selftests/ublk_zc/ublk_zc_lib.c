@@ -15,6 +15,8 @@
 #include <time.h>
 #include <unistd.h>
 #include <linux/fs.h>
+#include <linux/sock_diag.h>
+#include <linux/sockios.h>
 #include <net/if.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
@@ -784,6 +786,76 @@ int uzc_tcp_full_pair(int *tx, int *rx)
 	close(*rx);
 	*tx = *rx = -1;
 	return ret;
+}
+
+bool uzc_read_full(int fd, void *buf, size_t len)
+{
+	size_t got;
+	ssize_t n;
+
+	for (got = 0; got < len; got += n) {
+		n = read(fd, (char *)buf + got, len - got);
+		if (n <= 0)
+			return false;
+	}
+	return true;
+}
+
+/* bytes queued in @tx (not yet acked) plus bytes waiting in @rx */
+static int tcp_in_flight(int tx, int rx)
+{
+	int outq = 0, inq = 0;
+
+	if (ioctl(tx, SIOCOUTQ, &outq) || ioctl(rx, SIOCINQ, &inq))
+		return -errno;
+	return outq + inq;
+}
+
+int uzc_tcp_wait_queued(int tx, int rx, int len, int ms)
+{
+	int n = 0;
+
+	while (ms-- > 0) {
+		n = tcp_in_flight(tx, rx);
+		if (n == len)
+			break;
+		usleep(1000);
+	}
+	return n;
+}
+
+int uzc_wmem_queued(int fd)
+{
+	__u32 mem[SK_MEMINFO_VARS];
+	socklen_t l = sizeof(mem);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_MEMINFO, mem, &l))
+		return -errno;
+	return mem[SK_MEMINFO_WMEM_QUEUED];
+}
+
+void *uzc_contiguous_run(char *area, size_t area_len, size_t len)
+{
+	size_t pg = 4096, i, run = 0;
+	__u64 e, prev = 0;
+	int fd;
+
+	fd = open("/proc/self/pagemap", O_RDONLY);
+	if (fd < 0)
+		return NULL;
+	for (i = 0; i < area_len / pg; i++) {
+		if (pread(fd, &e, 8, ((uintptr_t)area / pg + i) * 8) != 8)
+			break;
+		e &= (1ULL << 55) - 1;		/* the PFN */
+		run = e && i && e == prev + 1 ? run + 1 : 1;
+		prev = e;
+		if (e && run * pg == len) {
+			close(fd);
+			return area + (i + 1 - run) * pg;
+		}
+	}
+	close(fd);
+	return NULL;
 }
 
 bool uzc_deleted_within(struct uzc_dev *d, int ms)

@@ -224,6 +224,24 @@ int uzc_tcp_pair(int *tx, int *rx, int sndbuf, int rcvbuf);
  * @tx parks until @rx reads (neither end is O_NONBLOCK). 0 or -errno.
  */
 int uzc_tcp_full_pair(int *tx, int *rx);
+/* read exactly @len bytes from @fd into @buf; false on error or EOF */
+bool uzc_read_full(int fd, void *buf, size_t len);
+/*
+ * Wait up to @ms for every one of @len bytes written to TCP socket @tx
+ * to be in the pair (queued in @tx, not yet acked, or waiting in @rx):
+ * the sendmsg() that took them has returned.  Returns the bytes seen
+ * last, or -errno.
+ */
+int uzc_tcp_wait_queued(int tx, int rx, int len, int ms);
+/* sk_wmem_queued of socket @fd (SO_MEMINFO): what its send buffer is charged */
+int uzc_wmem_queued(int fd);
+/*
+ * The first @len bytes of @area (@area_len bytes, already touched) whose
+ * pages are physically contiguous, from /proc/self/pagemap (root sees
+ * PFNs), or NULL.  O_DIRECT I/O on them gives a bio of one multi-page
+ * bvec.
+ */
+void *uzc_contiguous_run(char *area, size_t area_len, size_t len);
 
 /*
  * A server in a child, for the lifetime cases: the daemon is killed (or
