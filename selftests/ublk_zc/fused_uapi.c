@@ -25,7 +25,9 @@
 #include <net/if.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <linux/sockios.h>
 #include <sys/ioctl.h>
+#include <sys/ptrace.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 
@@ -788,28 +790,15 @@ TEST_F(fused, send_recv)
  */
 TEST_F(fused, send_zc)
 {
-	struct sockaddr_in sa = { .sin_family = AF_INET };
 	const size_t len = 256 << 10;
-	int cfd = self->d.cdev_fd, ls, cs, as, tag, one = 1, res;
-	socklen_t sl = sizeof(sa);
+	int cfd = self->d.cdev_fd, cs, as, tag, one = 1, res;
 	struct io_uring_sqe *sqe;
 	struct io_uring_cqe *cqe;
 	struct uzc_io io;
 	size_t got;
 	ssize_t n;
 
-	uzc_loopback_up();
-	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	ls = socket(AF_INET, SOCK_STREAM, 0);
-	ASSERT_LE(0, ls);
-	ASSERT_EQ(0, bind(ls, (struct sockaddr *)&sa, sizeof(sa)));
-	ASSERT_EQ(0, listen(ls, 1));
-	ASSERT_EQ(0, getsockname(ls, (struct sockaddr *)&sa, &sl));
-	cs = socket(AF_INET, SOCK_STREAM, 0);
-	ASSERT_LE(0, cs);
-	ASSERT_EQ(0, connect(cs, (struct sockaddr *)&sa, sizeof(sa)));
-	as = accept(ls, NULL, NULL);
-	ASSERT_LE(0, as);
+	ASSERT_EQ(0, uzc_tcp_pair(&cs, &as, 0, 0));
 	setsockopt(cs, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 
 	uzc_fill(self->buf, len, 41);
@@ -844,7 +833,6 @@ TEST_F(fused, send_zc)
 	finish_req(_metadata, &self->d, &io, tag, 4096, 4096);
 	close(as);
 	close(cs);
-	close(ls);
 }
 
 /*
@@ -1142,20 +1130,6 @@ TEST_F(fused, send_zc_prep_reject_one_cqe)
 	close(sv[1]);
 }
 
-/* read exactly @len bytes from @fd into @buf; false on error or EOF */
-static bool read_full(int fd, void *buf, size_t len)
-{
-	size_t got;
-	ssize_t n;
-
-	for (got = 0; got < len; got += n) {
-		n = read(fd, (char *)buf + got, len - got);
-		if (n <= 0)
-			return false;
-	}
-	return true;
-}
-
 /*
  * MSG_ZEROCOPY on a SEND secondary, on TCP and UDP sockets with
  * SO_ZEROCOPY: the stack would take references to the request's pages and
@@ -1165,29 +1139,17 @@ static bool read_full(int fd, void *buf, size_t len)
  */
 TEST_F(fused, send_msg_zerocopy_refused)
 {
-	struct sockaddr_in sa = { .sin_family = AF_INET };
 	struct sockaddr_in ua = { .sin_family = AF_INET };
-	int cfd = self->d.cdev_fd, ls, cs, as, us, ur, tag, one = 1, res;
+	int cfd = self->d.cdev_fd, cs, as, us, ur, tag, one = 1, res;
 	const size_t len = 64 << 10;
-	socklen_t sl = sizeof(sa);
+	socklen_t sl;
 	struct io_uring_sqe *sqe;
 	struct uzc_io io;
 	__u64 ud;
 
-	uzc_loopback_up();
-	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	ls = socket(AF_INET, SOCK_STREAM, 0);
-	ASSERT_LE(0, ls);
-	ASSERT_EQ(0, bind(ls, (struct sockaddr *)&sa, sizeof(sa)));
-	ASSERT_EQ(0, listen(ls, 1));
-	ASSERT_EQ(0, getsockname(ls, (struct sockaddr *)&sa, &sl));
-	cs = socket(AF_INET, SOCK_STREAM, 0);
-	ASSERT_LE(0, cs);
+	ASSERT_EQ(0, uzc_tcp_pair(&cs, &as, 0, 0));
 	ASSERT_EQ(0, setsockopt(cs, SOL_SOCKET, SO_ZEROCOPY, &one,
 				sizeof(one)));
-	ASSERT_EQ(0, connect(cs, (struct sockaddr *)&sa, sizeof(sa)));
-	as = accept(ls, NULL, NULL);
-	ASSERT_LE(0, as);
 	ua.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	ur = socket(AF_INET, SOCK_DGRAM, 0);
 	ASSERT_LE(0, ur);
@@ -1217,7 +1179,7 @@ TEST_F(fused, send_msg_zerocopy_refused)
 		TH_LOG("second CQE, user_data %llu", (unsigned long long)ud);
 	/* a kernel that sent anyway: keep the stream in step */
 	if (res > 0)
-		ASSERT_TRUE(read_full(as, self->buf2, res));
+		ASSERT_TRUE(uzc_read_full(as, self->buf2, res));
 
 	/* UDP */
 	sqe = io_uring_get_sqe(&self->ring);
@@ -1236,7 +1198,7 @@ TEST_F(fused, send_msg_zerocopy_refused)
 	sqe[1].msg_flags = MSG_WAITALL;
 	ASSERT_EQ(1, io_uring_submit(&self->ring));
 	memset(self->buf2, 0, len);
-	ASSERT_TRUE(read_full(as, self->buf2, len));
+	ASSERT_TRUE(uzc_read_full(as, self->buf2, len));
 	EXPECT_EQ(0, uzc_submit_wait(&self->ring, 1, &res, &ud, TMO_MS));
 	EXPECT_EQ(62, ud);
 	EXPECT_EQ((int)len, res);
@@ -1246,7 +1208,347 @@ TEST_F(fused, send_msg_zerocopy_refused)
 	close(ur);
 	close(as);
 	close(cs);
-	close(ls);
+}
+
+/*
+ * A fused SEND_ZC secondary whose send has completed while the network still
+ * holds skbs pointing at the request's pages: the notification, not the
+ * send, ends the fused command, so neither its CQE nor the block WRITE
+ * (committed meanwhile) may complete before the skbs are freed.
+ *
+ * No qdisc (netem) is configured: the skbs are held by TCP itself.  The
+ * receiver's SO_RCVBUF is tiny (set before the handshake, so the window
+ * stays small) and it does not read, so most of the data waits unsent in
+ * the sender's write queue, skbs whose frags are the request's pages,
+ * until the receiver reads.  (What reaches the receiver over lo was
+ * copied out of the zero-copy frags on delivery.)  A plain SEND_ZC on such
+ * a pair first shows that this holds: its send CQE arrives, its
+ * notification only after the reader drains the socket.
+ *
+ * The send buffer is forced large (SO_SNDBUFFORCE): a fused SEND_ZC of
+ * physically contiguous request pages is charged far more than its bytes
+ * (send_zc_contiguous_charge), and the send must fit whatever the layout.
+ */
+static int tcp_pair_big_sndbuf(int *tx, int *rx)
+{
+	int big = 4 << 20, ret;
+
+	ret = uzc_tcp_pair(tx, rx, 0, 4096);
+	if (!ret && setsockopt(*tx, SOL_SOCKET, SO_SNDBUFFORCE, &big,
+			       sizeof(big)))
+		ret = -errno;
+	return ret;
+}
+
+TEST_F(fused, send_zc_notification_holds_request)
+{
+	const int len = 64 << 10;
+	int cfd = self->d.cdev_fd, tx, rx, tag, res, n;
+	struct io_uring_sqe *sqe;
+	struct io_uring_cqe *cqe;
+	struct uzc_io io;
+	__u64 ud;
+
+	/* the premise, without a fused command: send CQE first, then notif */
+	ASSERT_EQ(0, tcp_pair_big_sndbuf(&tx, &rx));
+	uzc_fill(self->buf, len, 81);
+	sqe = io_uring_get_sqe(&self->ring);
+	io_uring_prep_send_zc(sqe, tx, self->buf, len, MSG_WAITALL, 0);
+	sqe->user_data = 20;
+	ASSERT_EQ(1, io_uring_submit(&self->ring));
+	ASSERT_EQ(0, io_uring_wait_cqe_timeout(&self->ring, &cqe,
+			&(struct __kernel_timespec){ .tv_sec = 5 }));
+	EXPECT_EQ(20, cqe->user_data);
+	EXPECT_EQ(len, cqe->res);
+	EXPECT_TRUE(cqe->flags & IORING_CQE_F_MORE);
+	io_uring_cqe_seen(&self->ring, cqe);
+	n = uzc_tcp_wait_queued(tx, rx, len, 1000);
+	EXPECT_EQ(len, n);
+	ASSERT_TRUE(no_more_cqe(&self->ring, 300, &ud))
+		TH_LOG("plain SEND_ZC: notification before the reader read: skbs are not held here, the case proves nothing");
+	memset(self->buf2, 0, len);
+	ASSERT_TRUE(uzc_read_full(rx, self->buf2, len));
+	EXPECT_EQ(0, uzc_cmp(self->buf, self->buf2, len));
+	ASSERT_EQ(0, io_uring_wait_cqe_timeout(&self->ring, &cqe,
+			&(struct __kernel_timespec){ .tv_sec = 5 }));
+	EXPECT_EQ(20, cqe->user_data);
+	EXPECT_TRUE(cqe->flags & IORING_CQE_F_NOTIF);
+	io_uring_cqe_seen(&self->ring, cqe);
+	close(tx);
+	close(rx);
+
+	/* the same send as a fused secondary of a WRITE request */
+	ASSERT_EQ(0, tcp_pair_big_sndbuf(&tx, &rx));
+	uzc_fill(self->buf, len, 82);
+	tag = start_req(_metadata, &self->d, &io, UZC_WRITE, self->buf, len,
+			2 << 20);
+	ASSERT_LE(0, tag);
+	sqe = io_uring_get_sqe(&self->ring);
+	prep_fused(sqe, cfd, 0, tag, IORING_OP_SEND_ZC, tx, 0, len, 0, 21);
+	sqe[1].msg_flags = MSG_WAITALL;
+	ASSERT_EQ(1, io_uring_submit(&self->ring));
+	/* the send is done: all of it is in the sockets ... */
+	n = uzc_tcp_wait_queued(tx, rx, len, 5000);
+	EXPECT_EQ(len, n);
+	/* ... but most of it still unsent, in skbs on the request's pages */
+	ASSERT_EQ(0, ioctl(rx, SIOCINQ, &n));
+	EXPECT_GT(len, n);
+	TH_LOG("sent, %d of %d bytes at the receiver", n, len);
+	EXPECT_TRUE(no_more_cqe(&self->ring, 300, &ud))
+		TH_LOG("fused CQE (user_data %llu) before the notification",
+		       (unsigned long long)ud);
+	/* committed, but held by the notification */
+	EXPECT_EQ(0, uzc_commit(&self->d, tag, len));
+	EXPECT_FALSE(uzc_io_done(&io, 300));
+
+	/* the reader drains the socket: skbs freed, notification, CQE */
+	memset(self->buf2, 0, len);
+	ASSERT_TRUE(uzc_read_full(rx, self->buf2, len));
+	EXPECT_EQ(0, uzc_cmp(self->buf, self->buf2, len));
+	ud = 0;
+	EXPECT_EQ(0, uzc_submit_wait(&self->ring, 1, &res, &ud, TMO_MS));
+	EXPECT_EQ(21, ud);
+	EXPECT_EQ(len, res);
+	/* one CQE: the notification's is not posted */
+	EXPECT_TRUE(no_more_cqe(&self->ring, 200, &ud));
+	EXPECT_TRUE(uzc_io_done(&io, TMO_MS));
+	EXPECT_EQ(len, uzc_io_wait(&io));
+	close(tx);
+	close(rx);
+}
+
+/*
+ * A fused SEND_ZC of a request whose pages are physically contiguous (the
+ * bio has one multi-page bvec) is charged to the socket for the bytes it
+ * queues, as the same send from user memory is: a 64 KiB send fits a
+ * 416 KiB send buffer at once, with the receiver's window closed.
+ *
+ * (io_sg_from_iter() adds PAGE_ALIGN(bv_len + bv_offset) per frag, and in
+ * a multi-page bvec bv_offset is the offset from its first page, which
+ * grows along the request: the charge grows with the square of the
+ * request's size.)
+ */
+TEST_F(fused, send_zc_contiguous_charge)
+{
+	const size_t area_len = 8 << 20;
+	const int len = 64 << 10;
+	int cfd = self->d.cdev_fd, tx, rx, tag, res, n, w_plain, w_fused;
+	struct io_uring_sqe *sqe;
+	struct io_uring_cqe *cqe;
+	struct uzc_io io;
+	char *area, *p;
+
+	ASSERT_EQ(0, posix_memalign((void **)&area, 4096, area_len));
+	memset(area, 1, area_len);
+	p = uzc_contiguous_run(area, area_len, len);
+	if (!p) {
+		free(area);
+		SKIP(return, "no 64 KiB of physically contiguous pages found");
+	}
+	uzc_fill(p, len, 83);
+
+	/* from user memory: all of it queued at once */
+	ASSERT_EQ(0, uzc_tcp_pair(&tx, &rx, 1 << 20, 4096));
+	sqe = io_uring_get_sqe(&self->ring);
+	io_uring_prep_send_zc(sqe, tx, p, len, MSG_WAITALL, 0);
+	sqe->user_data = 22;
+	ASSERT_EQ(1, io_uring_submit(&self->ring));
+	n = uzc_tcp_wait_queued(tx, rx, len, 3000);
+	w_plain = uzc_wmem_queued(tx);
+	EXPECT_EQ(len, n);
+	ASSERT_TRUE(uzc_read_full(rx, self->buf2, len));
+	EXPECT_EQ(0, uzc_cmp(p, self->buf2, len));
+	/* the send CQE and the notification */
+	EXPECT_EQ(0, uzc_submit_wait(&self->ring, 2, NULL, NULL, TMO_MS));
+	close(tx);
+	close(rx);
+
+	/* the same pages as a fused secondary's request */
+	ASSERT_EQ(0, uzc_tcp_pair(&tx, &rx, 1 << 20, 4096));
+	tag = start_req(_metadata, &self->d, &io, UZC_WRITE, p, len, 2 << 20);
+	ASSERT_LE(0, tag);
+	sqe = io_uring_get_sqe(&self->ring);
+	prep_fused(sqe, cfd, 0, tag, IORING_OP_SEND_ZC, tx, 0, len, 0, 23);
+	sqe[1].msg_flags = MSG_WAITALL;
+	ASSERT_EQ(1, io_uring_submit(&self->ring));
+	n = uzc_tcp_wait_queued(tx, rx, len, 3000);
+	w_fused = uzc_wmem_queued(tx);
+	TH_LOG("user memory: %d bytes charged; fused: %d of %d bytes queued, %d charged",
+	       w_plain, n, len, w_fused);
+	EXPECT_EQ(len, n);
+	ASSERT_TRUE(uzc_read_full(rx, self->buf2, len));
+	EXPECT_EQ(0, uzc_cmp(p, self->buf2, len));
+	EXPECT_EQ(0, uzc_submit_wait(&self->ring, 1, &res, NULL, TMO_MS));
+	EXPECT_EQ(len, res);
+	finish_req(_metadata, &self->d, &io, tag, len, len);
+	EXPECT_EQ(-EAGAIN, io_uring_peek_cqe(&self->ring, &cqe));
+	close(tx);
+	close(rx);
+	free(area);
+}
+
+/* --- secondaries that move less than asked ----------------------------- */
+
+/* a thread moving @len bytes of @buf through @fd, @chunk at a time */
+struct pump {
+	pthread_t thread;
+	int fd;
+	bool write;
+	char *buf;
+	size_t len, chunk;
+	ssize_t done;		/* bytes, or -errno */
+};
+
+static void *pump_fn(void *arg)
+{
+	struct pump *p = arg;
+	size_t got = 0;
+	ssize_t n = 0;
+
+	while (got < p->len) {
+		size_t c = p->len - got < p->chunk ? p->len - got : p->chunk;
+
+		n = p->write ? write(p->fd, p->buf + got, c) :
+			       read(p->fd, p->buf + got, c);
+		if (n <= 0)
+			break;
+		got += n;
+		/* let the other side see the stream in pieces */
+		usleep(200);
+	}
+	p->done = n < 0 ? -errno : (ssize_t)got;
+	return NULL;
+}
+
+static int pump_start(struct pump *p, int fd, bool write, void *buf,
+		      size_t len, size_t chunk)
+{
+	*p = (struct pump){ .fd = fd, .write = write, .buf = buf, .len = len,
+			    .chunk = chunk };
+	return pthread_create(&p->thread, NULL, pump_fn, p);
+}
+
+static ssize_t pump_wait(struct pump *p)
+{
+	pthread_join(p->thread, NULL);
+	return p->done;
+}
+
+/*
+ * A stream-socket secondary with MSG_WAITALL that gets or sends its
+ * data in pieces: io_uring retries it, and the series promises that a
+ * retry after a partial transfer resumes the lent buffer where it
+ * stopped (the import happens only until some bytes were moved).  One
+ * fused command moves the whole request, byte-exact.  The peer has tiny
+ * buffers and moves odd-sized pieces, so the secondary is issued many
+ * times.
+ */
+static void waitall_in_pieces(struct __test_metadata *_metadata,
+			      FIXTURE_DATA(fused) *self, __u8 op, size_t len)
+{
+	int cfd = self->d.cdev_fd, tx, rx, tag, res;
+	bool recv = op == IORING_OP_RECV;
+	struct io_uring_sqe *sqe;
+	struct pump peer;
+	struct uzc_io io;
+	int sock;
+
+	ASSERT_EQ(0, uzc_tcp_pair(&tx, &rx, 4096, 4096));
+	uzc_fill(recv ? self->buf2 : self->buf, len, 90 + op);
+	memset(recv ? self->buf : self->buf2, 0, len);
+	tag = start_req(_metadata, &self->d, &io, recv ? UZC_READ : UZC_WRITE,
+			self->buf, len, 1 << 20);
+	ASSERT_LE(0, tag);
+	sock = recv ? rx : tx;
+	sqe = io_uring_get_sqe(&self->ring);
+	prep_fused(sqe, cfd, 0, tag, op, sock, 0, len, 0, 30);
+	sqe[1].msg_flags = MSG_WAITALL;
+	ASSERT_EQ(1, io_uring_submit(&self->ring));
+	ASSERT_EQ(0, pump_start(&peer, recv ? tx : rx, recv, self->buf2, len,
+				3001));
+	EXPECT_EQ(0, uzc_submit_wait(&self->ring, 1, &res, NULL, 60000));
+	EXPECT_EQ((int)len, res);
+	EXPECT_EQ((ssize_t)len, pump_wait(&peer));
+	finish_req(_metadata, &self->d, &io, tag, len, len);
+	EXPECT_EQ(0, uzc_cmp(self->buf, self->buf2, len))
+		TH_LOG("differs at byte %zu", uzc_cmp(self->buf, self->buf2,
+						       len) - 1);
+	close(tx);
+	close(rx);
+}
+
+TEST_F(fused, partial_recv_waitall_resumes)
+{
+	waitall_in_pieces(_metadata, self, IORING_OP_RECV, 64 << 10);
+	waitall_in_pieces(_metadata, self, IORING_OP_RECV, MAX_IO);
+}
+
+TEST_F(fused, partial_send_waitall_resumes)
+{
+	waitall_in_pieces(_metadata, self, IORING_OP_SEND, 64 << 10);
+	waitall_in_pieces(_metadata, self, IORING_OP_SEND, MAX_IO);
+}
+
+TEST_F(fused, partial_send_zc_waitall_resumes)
+{
+	waitall_in_pieces(_metadata, self, IORING_OP_SEND_ZC, 64 << 10);
+	waitall_in_pieces(_metadata, self, IORING_OP_SEND_ZC, MAX_IO);
+}
+
+/*
+ * READ/WRITE secondaries on a pipe of one page: io_uring completes a
+ * short transfer on a pipe as it is (only regular files and block devices
+ * are retried), so the fused command reports fewer bytes than asked, the
+ * request stays the server's, and the server issues further fused commands
+ * at the offset reached until the request is moved: byte-exact, in more
+ * than one command.
+ */
+static void pipe_in_pieces(struct __test_metadata *_metadata,
+			   FIXTURE_DATA(fused) *self, __u8 op, size_t len)
+{
+	int cfd = self->d.cdev_fd, pfd[2], tag, res = 0, nr = 0;
+	bool read_req = op == IORING_OP_READ;
+	struct pump peer;
+	struct uzc_io io;
+	size_t done;
+
+	ASSERT_EQ(0, pipe(pfd));
+	ASSERT_EQ(4096, fcntl(pfd[1], F_SETPIPE_SZ, 4096));
+	uzc_fill(read_req ? self->buf2 : self->buf, len, 95 + op);
+	memset(read_req ? self->buf : self->buf2, 0, len);
+	tag = start_req(_metadata, &self->d, &io,
+			read_req ? UZC_READ : UZC_WRITE, self->buf, len,
+			1 << 20);
+	ASSERT_LE(0, tag);
+	ASSERT_EQ(0, pump_start(&peer, read_req ? pfd[1] : pfd[0], read_req,
+				self->buf2, len, 3001));
+	for (done = 0; done < len; done += res, nr++) {
+		res = fused_one(&self->ring, cfd, 0, tag, op,
+				read_req ? pfd[0] : pfd[1], done, len - done, 0);
+		ASSERT_LT(0, res) TH_LOG("after %zu bytes", done);
+		ASSERT_GE(len - done, (size_t)res);
+	}
+	TH_LOG("%zu bytes in %d fused commands", len, nr);
+	EXPECT_LT(1, nr);
+	EXPECT_EQ((ssize_t)len, pump_wait(&peer));
+	finish_req(_metadata, &self->d, &io, tag, len, len);
+	EXPECT_EQ(0, uzc_cmp(self->buf, self->buf2, len))
+		TH_LOG("differs at byte %zu", uzc_cmp(self->buf, self->buf2,
+						       len) - 1);
+	close(pfd[0]);
+	close(pfd[1]);
+}
+
+TEST_F(fused, short_pipe_read_reissued)
+{
+	pipe_in_pieces(_metadata, self, IORING_OP_READ, 64 << 10);
+	pipe_in_pieces(_metadata, self, IORING_OP_READ, MAX_IO);
+}
+
+TEST_F(fused, short_pipe_write_reissued)
+{
+	pipe_in_pieces(_metadata, self, IORING_OP_WRITE, 64 << 10);
+	pipe_in_pieces(_metadata, self, IORING_OP_WRITE, MAX_IO);
 }
 
 /* a fused WRITE of 4096 bytes to @fd, submitted by a task not the daemon */
@@ -1670,6 +1972,68 @@ TEST(flush_refused)
 	close(fd);
 }
 
+/*
+ * DISCARD and WRITE_ZEROES requests carry no data, like FLUSH: fused
+ * commands on them fail with -EACCES whichever way the secondary moves
+ * data, and the request stays the server's, which completes it with its
+ * COMMIT.  The device advertises discard and write zeroes (the block layer
+ * would not send either otherwise).
+ */
+TEST(discard_write_zeroes_refused)
+{
+	static const struct {
+		enum uzc_io_op op;
+		unsigned int ublk_op;
+	} c[] = {
+		{ UZC_DISCARD, UBLK_IO_OP_DISCARD },
+		{ UZC_WRITE_ZEROES, UBLK_IO_OP_WRITE_ZEROES },
+	};
+	const char *why = uzc_fused_unsupported();
+	const size_t len = 64 << 10;
+	struct io_uring ring;
+	struct uzc_dev d;
+	struct uzc_io io;
+	struct iovec iov = { .iov_len = len };
+	int fd, sv[2], tag, i, ret;
+
+	if (why)
+		SKIP(return, "%s", why);
+	uzc_discard_sectors = MAX_IO >> 9;
+	ret = uzc_dev_create(&d, ZC_FLAGS, DEPTH, MAX_IO, DEV_SIZE, false);
+	uzc_discard_sectors = 0;
+	ASSERT_EQ(0, ret) TH_LOG("create device: %s", strerror(-ret));
+	ASSERT_EQ(0, io_uring_queue_init(4, &ring, IORING_SETUP_SQE128));
+	fd = tmpfile_fd();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_STREAM, 0, sv));
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(0, uzc_io_start(&d, &io, c[i].op, &iov, 1, 1 << 20));
+		tag = uzc_next_req(&d, TMO_MS);
+		ASSERT_LE(0, tag);
+		EXPECT_EQ(c[i].ublk_op, ublksrv_get_op(uzc_iod(&d, tag)));
+		EXPECT_EQ(len >> 9, uzc_iod(&d, tag)->nr_sectors);
+		EXPECT_EQ(-EACCES, fused_one(&ring, d.cdev_fd, 0, tag,
+					     IORING_OP_WRITE, fd, 0, 512, 0));
+		EXPECT_EQ(-EACCES, fused_one(&ring, d.cdev_fd, 0, tag,
+					     IORING_OP_READ, fd, 0, 512, 0));
+		EXPECT_EQ(-EACCES, fused_one(&ring, d.cdev_fd, 0, tag,
+					     IORING_OP_SEND, sv[0], 0, 512,
+					     0));
+		EXPECT_EQ(-EACCES, fused_one(&ring, d.cdev_fd, 0, tag,
+					     IORING_OP_RECV, sv[0], 0, 512,
+					     0));
+		/* still the server's, and nothing was moved */
+		EXPECT_FALSE(uzc_io_done(&io, 100));
+		EXPECT_EQ(0, uzc_commit(&d, tag, 0));
+		EXPECT_EQ(0, uzc_io_wait(&io));
+	}
+	close(sv[0]);
+	close(sv[1]);
+	close(fd);
+	io_uring_queue_exit(&ring);
+	EXPECT_EQ(0, uzc_dev_destroy(&d));
+}
+
 /* --- lifetime: a server in a child, watched with deadlines ------------- */
 
 /* what the child server does with the test's WRITE */
@@ -1684,7 +2048,20 @@ enum park_mode {
 	 * holds the request
 	 */
 	PARK_CLOSE_QUEUE = 1 << 2,
+	/*
+	 * the fused command is a SEND of the request to a TCP socket whose
+	 * send buffer is full and whose peer never reads, not a pipe WRITE
+	 */
+	PARK_ON_SOCKET	= 1 << 3,
+	/* the daemon exits (exit_group) on SIGUSR1 */
+	PARK_EXIT_ON_USR1 = 1 << 4,
 };
+
+static void exit_now(int sig)
+{
+	(void)sig;
+	_exit(0);
+}
 
 /*
  * After the abort, fused commands on the aborted request fail: retry
@@ -1720,8 +2097,18 @@ static char park_write(struct uzc_srv *s, int tag, __u32 len)
 
 	if (io_uring_queue_init(8, &ring, IORING_SETUP_SQE128))
 		return '1';
-	prep_fused(io_uring_get_sqe(&ring), d->cdev_fd, 0, tag,
-		   IORING_OP_WRITE, s->pipe[1], 0, len, 0, 1);
+	if (s->mode & PARK_ON_SOCKET) {
+		int tx, rx;
+
+		/* both ends stay open in the daemon; nobody reads rx */
+		if (uzc_tcp_full_pair(&tx, &rx))
+			return '2';
+		prep_fused(io_uring_get_sqe(&ring), d->cdev_fd, 0, tag,
+			   IORING_OP_SEND, tx, 0, len, 0, 1);
+	} else {
+		prep_fused(io_uring_get_sqe(&ring), d->cdev_fd, 0, tag,
+			   IORING_OP_WRITE, s->pipe[1], 0, len, 0, 1);
+	}
 	if (io_uring_submit(&ring) != 1 || !no_more_cqe(&ring, 50, &ud))
 		return '3';
 
@@ -1732,6 +2119,8 @@ static char park_write(struct uzc_srv *s, int tag, __u32 len)
 	}
 	if ((s->mode & PARK_FORK_HOLDER) && uzc_srv_fork_holder(s))
 		return '4';
+	if (s->mode & PARK_EXIT_ON_USR1)
+		signal(SIGUSR1, exit_now);
 	return 'r';
 }
 
@@ -1778,6 +2167,82 @@ TEST_F_TIMEOUT(srv, parked_secondary_dies_with_daemon, 90)
 	if (s->io.done)
 		EXPECT_EQ(-EIO, uzc_io_wait(&s->io));
 	EXPECT_TRUE(uzc_deleted_within(&s->d, UZC_DEADLINE_MS));
+}
+
+/*
+ * The daemon's exit waits for its parked secondary (tracked in flight like
+ * a request on an io_uring file), and while it waits it runs ublk's
+ * cancel, which aborts the queue once, and then its own task work, all
+ * before PF_EXITING is set.  A request dispatched just before, whose task
+ * work had not run yet, must be failed then, not handed to the dying
+ * server after the abort: nothing would complete it, and the device would
+ * not delete.  To place the dispatch there, the daemon (a fused command
+ * parked as @mode says) is traced and stops at PTRACE_EVENT_EXIT, in
+ * do_exit() before io_uring's cancel; a READ dispatched while it is
+ * stopped queues task work that only that cancel runs.  The fused version
+ * of splice_lifetime's srv.dispatch_pending_at_daemon_exit.
+ */
+static void dispatch_pending_at_exit(struct __test_metadata *_metadata,
+				     struct uzc_srv *s, unsigned int mode)
+{
+	struct __kernel_timespec ts = { .tv_sec = UZC_DEADLINE_MS / 1000 };
+	struct io_uring_cqe *cqe;
+	struct io_uring ring;
+	int fd, status, res = 1;
+	void *rbuf;
+
+	ASSERT_EQ(0, posix_memalign(&rbuf, 4096, 4096));
+	ASSERT_EQ(0, server_start(s, ZC_FLAGS, PARK_SECONDARY |
+				  PARK_EXIT_ON_USR1 | mode));
+	ASSERT_EQ(0, ptrace(PTRACE_SEIZE, s->pid, 0, PTRACE_O_TRACEEXIT));
+	ASSERT_EQ(0, kill(s->pid, SIGUSR1));
+	/* the signal's delivery stop, then the exit's */
+	ASSERT_EQ(s->pid, waitpid(s->pid, &status, 0));
+	ASSERT_TRUE(WIFSTOPPED(status) && WSTOPSIG(status) == SIGUSR1);
+	ASSERT_EQ(0, ptrace(PTRACE_CONT, s->pid, 0, SIGUSR1));
+	ASSERT_EQ(s->pid, waitpid(s->pid, &status, 0));
+	ASSERT_EQ(SIGTRAP | (PTRACE_EVENT_EXIT << 8), status >> 8);
+
+	/* through io_uring: a stuck READ must not stall this process's exit */
+	fd = open(s->d.bdev_path, O_RDONLY | O_DIRECT);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, io_uring_queue_init(4, &ring, 0));
+	io_uring_prep_read(io_uring_get_sqe(&ring), fd, rbuf, 4096, 0);
+	ASSERT_EQ(1, io_uring_submit(&ring));
+	/* dispatched to the stopped daemon: its task work waits */
+	EXPECT_EQ(-ETIME, io_uring_wait_cqe_timeout(&ring, &cqe,
+				&(struct __kernel_timespec){ .tv_nsec = 200000000 }));
+
+	ASSERT_EQ(0, ptrace(PTRACE_DETACH, s->pid, 0, 0));
+	if (io_uring_wait_cqe_timeout(&ring, &cqe, &ts) == 0) {
+		res = cqe->res;
+		io_uring_cqe_seen(&ring, cqe);
+	}
+	EXPECT_EQ(-EIO, res) TH_LOG("the READ dispatched at exit: %s",
+				    res == 1 ? "no completion in 10 s" :
+				    strerror(-res));
+	/* the test's WRITE, held by the parked fused command */
+	EXPECT_TRUE(uzc_io_done(&s->io, UZC_DEADLINE_MS));
+	if (s->io.done)
+		EXPECT_EQ(-EIO, uzc_io_wait(&s->io));
+	uzc_srv_kill(s);
+	/* an open /dev/ublkbN would keep the device */
+	close(fd);
+	EXPECT_TRUE(uzc_deleted_within(&s->d, UZC_DEADLINE_MS));
+	io_uring_queue_exit(&ring);
+	free(rbuf);
+}
+
+/* the fused WRITE of the test's request parked on a full pipe */
+TEST_F_TIMEOUT(srv, daemon_exit_with_dispatch_pending, 90)
+{
+	dispatch_pending_at_exit(_metadata, &self->s, 0);
+}
+
+/* the same with a fused SEND parked on a full TCP socket */
+TEST_F_TIMEOUT(srv, daemon_exit_with_dispatch_pending_send, 90)
+{
+	dispatch_pending_at_exit(_metadata, &self->s, PARK_ON_SOCKET);
 }
 
 /*

@@ -672,6 +672,94 @@ TEST_F(zc, send_zc_from_write_buffer)
 }
 
 /*
+ * SEND_ZC of a lent buffer whose request pages are physically contiguous
+ * (an O_DIRECT WRITE from them: the bio has one multi-page bvec) is
+ * charged to the socket for the pages its bytes are in, as the same send
+ * from user memory is: 64 KiB fit a 416 KiB send buffer at once with the
+ * receiver's window closed.  (Charged PAGE_ALIGN(bv_len + bv_offset) per
+ * frag of the multi-page bvec, whose bv_offset grows along the request,
+ * the send stalls short of its length until the reader reads.)
+ */
+TEST_F(zc, send_zc_contiguous_charge)
+{
+	const size_t area_len = 8 << 20;
+	const int len = 64 << 10;
+	struct io_uring *ring = &self->ring;
+	int cfd = self->d.cdev_fd, tag, tx, rx, n, w_plain, w_lent;
+	struct io_uring_sqe *sqe;
+	int res[2];
+	__u64 ud[2];
+	struct uzc_io io;
+	struct iovec iov;
+	char *area, *p, *got;
+
+	area = uzc_xalloc(area_len);
+	got = uzc_xalloc(len);
+	ASSERT_NE(NULL, area);
+	ASSERT_NE(NULL, got);
+	memset(area, 1, area_len);
+	p = uzc_contiguous_run(area, area_len, len);
+	if (!p) {
+		free(area);
+		free(got);
+		SKIP(return, "no 64 KiB of physically contiguous pages found");
+	}
+	uzc_fill(p, len, 31);
+
+	/* from user memory: all of it queued at once */
+	ASSERT_EQ(0, uzc_tcp_pair(&tx, &rx, 1 << 20, 4096));
+	io_uring_prep_send_zc(io_uring_get_sqe(ring), tx, p, len, MSG_WAITALL,
+			      0);
+	ASSERT_EQ(1, io_uring_submit(ring));
+	n = uzc_tcp_wait_queued(tx, rx, len, 3000);
+	w_plain = uzc_wmem_queued(tx);
+	EXPECT_EQ(len, n);
+	ASSERT_TRUE(uzc_read_full(rx, got, len));
+	EXPECT_EQ(0, uzc_cmp(p, got, len));
+	/* the send CQE and the notification */
+	EXPECT_EQ(0, uzc_submit_wait(ring, 2, NULL, NULL, WAIT_MS));
+	close(tx);
+	close(rx);
+
+	/* the same pages as a WRITE request, lent and sent */
+	ASSERT_EQ(0, uzc_tcp_pair(&tx, &rx, 1 << 20, 4096));
+	iov.iov_base = p;
+	iov.iov_len = len;
+	ASSERT_EQ(0, uzc_io_start(&self->d, &io, UZC_WRITE, &iov, 1, 2 << 20));
+	tag = uzc_want_req(&self->d, UBLK_IO_OP_WRITE, len);
+	ASSERT_GE(tag, 0);
+	ASSERT_EQ(len, uzc_splice_from(ring, cfd, uzc_pos(0, tag, 0), len, 2,
+				       0));
+	sqe = io_uring_get_sqe(ring);
+	io_uring_prep_send_zc_fixed(sqe, tx, NULL, len, MSG_WAITALL, 0, 2);
+	sqe->user_data = UD_LEG;
+	ASSERT_EQ(1, io_uring_submit(ring));
+	n = uzc_tcp_wait_queued(tx, rx, len, 3000);
+	w_lent = uzc_wmem_queued(tx);
+	TH_LOG("user memory: %d bytes charged; lent: %d of %d bytes queued, %d charged",
+	       w_plain, n, len, w_lent);
+	EXPECT_EQ(len, n);
+	EXPECT_GE(2 * w_plain, w_lent);
+	memset(got, 0, len);
+	ASSERT_TRUE(uzc_read_full(rx, got, len));
+	EXPECT_EQ(0, uzc_cmp(p, got, len));
+	/* the send CQE (F_MORE) and, the skbs freed, its notification */
+	ASSERT_EQ(0, uzc_submit_wait(ring, 2, res, ud, WAIT_MS));
+	EXPECT_EQ(UD_LEG, ud[0]);
+	EXPECT_EQ(UD_LEG, ud[1]);
+	/* the send's res; the notification's is 0 */
+	EXPECT_EQ(len, res[0] + res[1]);
+	EXPECT_TRUE(!res[0] || !res[1]);
+	EXPECT_EQ(0, uzc_buf_remove(ring, 2, 0));
+	ASSERT_EQ(0, uzc_commit(&self->d, tag, len));
+	EXPECT_EQ(len, uzc_io_wait(&io));
+	close(tx);
+	close(rx);
+	free(area);
+	free(got);
+}
+
+/*
  * Request bvecs are arbitrary: O_DIRECT buffers only need 4-byte alignment
  * on ublk, so sub-page and sub-sector bvecs appear. Every window, at odd
  * offsets, must come out byte-exact; bounds are checked.

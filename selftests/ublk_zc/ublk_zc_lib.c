@@ -14,6 +14,9 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/fs.h>
+#include <linux/sock_diag.h>
+#include <linux/sockios.h>
 #include <net/if.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
@@ -229,6 +232,7 @@ const char *uzc_regbuf_unsupported(void)
 }
 
 unsigned int uzc_logical_bs_shift = 9;
+unsigned int uzc_discard_sectors;
 
 int uzc_dev_add(struct uzc_dev *d, __u64 flags, unsigned int depth,
 		unsigned int max_io, unsigned long long dev_size,
@@ -272,6 +276,13 @@ int uzc_dev_add(struct uzc_dev *d, __u64 flags, unsigned int depth,
 	p.basic.io_min_shift = uzc_logical_bs_shift;
 	p.basic.max_sectors = max_io >> 9;
 	p.basic.dev_sectors = dev_size >> 9;
+	if (uzc_discard_sectors) {
+		p.types |= UBLK_PARAM_TYPE_DISCARD;
+		p.discard.discard_granularity = 4096;
+		p.discard.max_discard_sectors = uzc_discard_sectors;
+		p.discard.max_write_zeroes_sectors = uzc_discard_sectors;
+		p.discard.max_discard_segments = 1;
+	}
 	ret = uzc_ctrl_cmd(d, UBLK_U_CMD_SET_PARAMS, 0, &p, sizeof(p));
 	if (ret) {
 		uzc_ctrl_cmd(d, UBLK_U_CMD_DEL_DEV, 0, NULL, 0);
@@ -605,6 +616,14 @@ static void *io_thread(void *arg)
 	case UZC_WRITE:
 		ret = pwritev(io->fd, io->iov, io->iovcnt, io->off);
 		break;
+	case UZC_DISCARD:
+	case UZC_WRITE_ZEROES: {
+		__u64 range[2] = { io->off, io->iov[0].iov_len };
+
+		ret = ioctl(io->fd, io->op == UZC_DISCARD ? BLKDISCARD :
+			    BLKZEROOUT, range);
+		break;
+	}
 	default:
 		ret = fsync(io->fd);
 		break;
@@ -738,22 +757,27 @@ int uzc_loopback_up(void)
 	return ret;
 }
 
-int uzc_tcp_full_pair(int *tx, int *rx)
+int uzc_tcp_pair(int *tx, int *rx, int sndbuf, int rcvbuf)
 {
 	struct sockaddr_in sa = { .sin_family = AF_INET };
 	socklen_t sl = sizeof(sa);
-	int ls, small = 4096, ret = 0;
-	char fill[4096] = { 0 };
+	int ls, ret;
 
 	*tx = *rx = -1;
 	uzc_loopback_up();
 	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	ls = socket(AF_INET, SOCK_STREAM, 0);
 	*tx = socket(AF_INET, SOCK_STREAM, 0);
+	/*
+	 * Sizes before listen()/connect(): the accepted socket inherits the
+	 * listener's receive buffer, and the window scale is fixed by the
+	 * handshake.
+	 */
 	if (ls < 0 || *tx < 0 ||
-	    /* small buffers both ways: a few pages fill them */
-	    setsockopt(ls, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small)) ||
-	    setsockopt(*tx, SOL_SOCKET, SO_SNDBUF, &small, sizeof(small)) ||
+	    (rcvbuf && setsockopt(ls, SOL_SOCKET, SO_RCVBUF, &rcvbuf,
+				  sizeof(rcvbuf))) ||
+	    (sndbuf && setsockopt(*tx, SOL_SOCKET, SO_SNDBUF, &sndbuf,
+				  sizeof(sndbuf))) ||
 	    bind(ls, (struct sockaddr *)&sa, sizeof(sa)) || listen(ls, 1) ||
 	    getsockname(ls, (struct sockaddr *)&sa, &sl) ||
 	    connect(*tx, (struct sockaddr *)&sa, sizeof(sa)))
@@ -762,21 +786,105 @@ int uzc_tcp_full_pair(int *tx, int *rx)
 	if (*rx < 0)
 		goto fail;
 	close(ls);
-	while (send(*tx, fill, sizeof(fill), MSG_DONTWAIT) > 0)
-		;
-	if (errno == EAGAIN)
-		return 0;
-	ls = -1;
+	return 0;
 fail:
 	ret = -errno;
 	if (ls >= 0)
 		close(ls);
 	if (*tx >= 0)
 		close(*tx);
-	if (*rx >= 0)
-		close(*rx);
 	*tx = *rx = -1;
 	return ret;
+}
+
+int uzc_tcp_full_pair(int *tx, int *rx)
+{
+	char fill[4096] = { 0 };
+	int ret;
+
+	/* small buffers both ways: a few pages fill them */
+	ret = uzc_tcp_pair(tx, rx, 4096, 4096);
+	if (ret)
+		return ret;
+	while (send(*tx, fill, sizeof(fill), MSG_DONTWAIT) > 0)
+		;
+	if (errno == EAGAIN)
+		return 0;
+	ret = -errno;
+	close(*tx);
+	close(*rx);
+	*tx = *rx = -1;
+	return ret;
+}
+
+bool uzc_read_full(int fd, void *buf, size_t len)
+{
+	size_t got;
+	ssize_t n;
+
+	for (got = 0; got < len; got += n) {
+		n = read(fd, (char *)buf + got, len - got);
+		if (n <= 0)
+			return false;
+	}
+	return true;
+}
+
+/* bytes queued in @tx (not yet acked) plus bytes waiting in @rx */
+static int tcp_in_flight(int tx, int rx)
+{
+	int outq = 0, inq = 0;
+
+	if (ioctl(tx, SIOCOUTQ, &outq) || ioctl(rx, SIOCINQ, &inq))
+		return -errno;
+	return outq + inq;
+}
+
+int uzc_tcp_wait_queued(int tx, int rx, int len, int ms)
+{
+	int n = 0;
+
+	while (ms-- > 0) {
+		n = tcp_in_flight(tx, rx);
+		if (n == len)
+			break;
+		usleep(1000);
+	}
+	return n;
+}
+
+int uzc_wmem_queued(int fd)
+{
+	__u32 mem[SK_MEMINFO_VARS];
+	socklen_t l = sizeof(mem);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_MEMINFO, mem, &l))
+		return -errno;
+	return mem[SK_MEMINFO_WMEM_QUEUED];
+}
+
+void *uzc_contiguous_run(char *area, size_t area_len, size_t len)
+{
+	size_t pg = 4096, i, run = 0;
+	__u64 e, prev = 0;
+	int fd;
+
+	fd = open("/proc/self/pagemap", O_RDONLY);
+	if (fd < 0)
+		return NULL;
+	for (i = 0; i < area_len / pg; i++) {
+		if (pread(fd, &e, 8, ((uintptr_t)area / pg + i) * 8) != 8)
+			break;
+		e &= (1ULL << 55) - 1;		/* the PFN */
+		run = e && i && e == prev + 1 ? run + 1 : 1;
+		prev = e;
+		if (e && run * pg == len) {
+			close(fd);
+			return area + (i + 1 - run) * pg;
+		}
+	}
+	close(fd);
+	return NULL;
 }
 
 bool uzc_deleted_within(struct uzc_dev *d, int ms)

@@ -60,7 +60,9 @@ struct uzc_dev {
 };
 
 /* a block I/O on /dev/ublkbN, O_DIRECT, run by a helper thread */
-enum uzc_io_op { UZC_READ, UZC_WRITE, UZC_FSYNC };
+/* UZC_DISCARD, UZC_WRITE_ZEROES: BLKDISCARD, BLKZEROOUT of iov[0].iov_len */
+enum uzc_io_op { UZC_READ, UZC_WRITE, UZC_FSYNC, UZC_DISCARD,
+		 UZC_WRITE_ZEROES };
 
 struct uzc_io {
 	pthread_t thread;
@@ -131,6 +133,11 @@ int uzc_dev_create(struct uzc_dev *d, __u64 flags, unsigned int depth,
 /* the phases of uzc_dev_create, for a server living in another process */
 /* logical block size of the devices uzc_dev_add() makes (default 9) */
 extern unsigned int uzc_logical_bs_shift;
+/*
+ * max discard and write zeroes sectors of the devices uzc_dev_add()
+ * makes (default 0: neither is advertised)
+ */
+extern unsigned int uzc_discard_sectors;
 int uzc_dev_add(struct uzc_dev *d, __u64 flags, unsigned int depth,
 		unsigned int max_io, unsigned long long dev_size,
 		bool volatile_cache);
@@ -219,10 +226,35 @@ size_t uzc_cmp(const void *a, const void *b, size_t len);
 /* bring the loopback interface up (a fresh guest has it down); -errno */
 int uzc_loopback_up(void);
 /*
+ * A connected TCP loopback pair, @tx connected to @rx, neither end
+ * O_NONBLOCK; @sndbuf (SO_SNDBUF of @tx) and @rcvbuf (SO_RCVBUF of @rx,
+ * set before the handshake so that the window stays small) are left at
+ * the defaults when 0.  0 or -errno.
+ */
+int uzc_tcp_pair(int *tx, int *rx, int sndbuf, int rcvbuf);
+/*
  * A connected TCP loopback pair whose sending side is full: a send on
  * @tx parks until @rx reads (neither end is O_NONBLOCK). 0 or -errno.
  */
 int uzc_tcp_full_pair(int *tx, int *rx);
+/* read exactly @len bytes from @fd into @buf; false on error or EOF */
+bool uzc_read_full(int fd, void *buf, size_t len);
+/*
+ * Wait up to @ms for every one of @len bytes written to TCP socket @tx
+ * to be in the pair (queued in @tx, not yet acked, or waiting in @rx):
+ * the sendmsg() that took them has returned.  Returns the bytes seen
+ * last, or -errno.
+ */
+int uzc_tcp_wait_queued(int tx, int rx, int len, int ms);
+/* sk_wmem_queued of socket @fd (SO_MEMINFO): what its send buffer is charged */
+int uzc_wmem_queued(int fd);
+/*
+ * The first @len bytes of @area (@area_len bytes, already touched) whose
+ * pages are physically contiguous, from /proc/self/pagemap (root sees
+ * PFNs), or NULL.  O_DIRECT I/O on them gives a bio of one multi-page
+ * bvec.
+ */
+void *uzc_contiguous_run(char *area, size_t area_len, size_t len);
 
 /*
  * A server in a child, for the lifetime cases: the daemon is killed (or
