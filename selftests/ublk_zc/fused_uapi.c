@@ -538,8 +538,12 @@ TEST_F(fused, all_tags_mirrored)
 		iov.iov_base = (char *)self->buf + i * len;
 		iov.iov_len = len;
 		uzc_fill(iov.iov_base, len, 80 + i);
+		/*
+		 * a gap between the writes: adjacent ones may be merged into
+		 * one request (plug, or a busy queue), seen once on debug
+		 */
 		ASSERT_EQ(0, uzc_io_start(&self->d, &io[i], UZC_WRITE, &iov, 1,
-					  i * len));
+					  2 * i * len));
 	}
 	for (i = 0; i < DEPTH; i++) {
 		tags[i] = uzc_next_req(&self->d, TMO_MS);
@@ -566,10 +570,14 @@ TEST_F(fused, all_tags_mirrored)
 	for (i = 0; i < DEPTH; i++)
 		EXPECT_EQ((ssize_t)len, uzc_io_wait(&io[i]));
 	for (j = 0; j < 2; j++) {
-		EXPECT_EQ((ssize_t)(DEPTH * len),
-			  pread(fds[j], self->buf2, DEPTH * len, 0));
-		EXPECT_EQ(0, uzc_cmp(self->buf, self->buf2, DEPTH * len))
-			TH_LOG("file %d differs", j);
+		for (i = 0; i < DEPTH; i++) {
+			char *want = (char *)self->buf + i * len;
+
+			EXPECT_EQ((ssize_t)len, pread(fds[j], self->buf2, len,
+						      2 * i * len));
+			EXPECT_EQ(0, uzc_cmp(want, self->buf2, len))
+				TH_LOG("file %d, write %d differs", j, i);
+		}
 		close(fds[j]);
 	}
 }
