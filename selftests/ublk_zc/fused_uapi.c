@@ -2196,20 +2196,13 @@ static void dispatch_pending_at_exit(struct __test_metadata *_metadata,
 	struct __kernel_timespec ts = { .tv_sec = UZC_DEADLINE_MS / 1000 };
 	struct io_uring_cqe *cqe;
 	struct io_uring ring;
-	int fd, status, res = 1;
+	int fd, res = 1;
 	void *rbuf;
 
 	ASSERT_EQ(0, posix_memalign(&rbuf, 4096, 4096));
 	ASSERT_EQ(0, server_start(s, ZC_FLAGS, PARK_SECONDARY |
 				  PARK_EXIT_ON_USR1 | mode));
-	ASSERT_EQ(0, ptrace(PTRACE_SEIZE, s->pid, 0, PTRACE_O_TRACEEXIT));
-	ASSERT_EQ(0, kill(s->pid, SIGUSR1));
-	/* the signal's delivery stop, then the exit's */
-	ASSERT_EQ(s->pid, waitpid(s->pid, &status, 0));
-	ASSERT_TRUE(WIFSTOPPED(status) && WSTOPSIG(status) == SIGUSR1);
-	ASSERT_EQ(0, ptrace(PTRACE_CONT, s->pid, 0, SIGUSR1));
-	ASSERT_EQ(s->pid, waitpid(s->pid, &status, 0));
-	ASSERT_EQ(SIGTRAP | (PTRACE_EVENT_EXIT << 8), status >> 8);
+	ASSERT_EQ(0, uzc_stop_at_exit(s->pid));
 
 	/* through io_uring: a stuck READ must not stall this process's exit */
 	fd = open(s->d.bdev_path, O_RDONLY | O_DIRECT);

@@ -240,19 +240,12 @@ TEST_F_TIMEOUT(srv, dispatch_pending_at_daemon_exit, 90)
 	struct io_uring_sqe *sqe;
 	void *rbuf = uzc_xalloc(4096);
 	struct io_uring ring;
-	int fd, status, res = 1;
+	int fd, res = 1;
 
 	ASSERT_NE(NULL, rbuf);
 	ASSERT_EQ(0, server_start(s, UZC_ZC_FLAGS,
 				  LEND_PARKED_LEG | LEND_EXIT_ON_USR1));
-	ASSERT_EQ(0, ptrace(PTRACE_SEIZE, s->pid, 0, PTRACE_O_TRACEEXIT));
-	ASSERT_EQ(0, kill(s->pid, SIGUSR1));
-	/* the signal's delivery stop, then the exit's */
-	ASSERT_EQ(s->pid, waitpid(s->pid, &status, 0));
-	ASSERT_TRUE(WIFSTOPPED(status) && WSTOPSIG(status) == SIGUSR1);
-	ASSERT_EQ(0, ptrace(PTRACE_CONT, s->pid, 0, SIGUSR1));
-	ASSERT_EQ(s->pid, waitpid(s->pid, &status, 0));
-	ASSERT_EQ(SIGTRAP | (PTRACE_EVENT_EXIT << 8), status >> 8);
+	ASSERT_EQ(0, uzc_stop_at_exit(s->pid));
 
 	/* through io_uring: a stuck READ must not stall this process's exit */
 	fd = open(s->d.bdev_path, O_RDONLY | O_DIRECT);

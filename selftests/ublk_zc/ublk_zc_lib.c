@@ -23,6 +23,7 @@
 #include <netinet/in.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/ptrace.h>
 #include <sys/wait.h>
 
 #include "ublk_zc_lib.h"
@@ -1076,4 +1077,24 @@ bool uzc_srv_close(struct uzc_srv *s)
 	free(s->buf);
 	s->buf = NULL;
 	return ok;
+}
+
+int uzc_stop_at_exit(pid_t pid)
+{
+	int status;
+
+	if (ptrace(PTRACE_SEIZE, pid, 0, PTRACE_O_TRACEEXIT) ||
+	    kill(pid, SIGUSR1))
+		return -errno;
+	/* the signal's delivery stop: let SIGUSR1 through */
+	if (waitpid(pid, &status, 0) != pid)
+		return -errno;
+	if (!WIFSTOPPED(status) || WSTOPSIG(status) != SIGUSR1)
+		return -EPROTO;
+	if (ptrace(PTRACE_CONT, pid, 0, SIGUSR1))
+		return -errno;
+	/* then the exit's */
+	if (waitpid(pid, &status, 0) != pid)
+		return -errno;
+	return status >> 8 == (SIGTRAP | (PTRACE_EVENT_EXIT << 8)) ? 0 : -EPROTO;
 }

@@ -316,4 +316,12 @@ void uzc_srv_kill(struct uzc_srv *s);
  */
 bool uzc_srv_close(struct uzc_srv *s);
 
+/*
+ * Stop @pid in do_exit(), at PTRACE_EVENT_EXIT, before io_uring's cancel
+ * runs: seize it, send SIGUSR1 (on which it must exit) and wait for the
+ * exit stop.  0, or -errno / -EPROTO for an unexpected stop.  The caller
+ * detaches (PTRACE_DETACH) to let the exit go on.
+ */
+int uzc_stop_at_exit(pid_t pid);
+
 #endif

@@ -4,6 +4,8 @@
  * leg on a registered buffer.
  */
 #include <errno.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "path_common.h"
 
@@ -78,4 +80,34 @@ void path_prep_fixed_leg(struct ublk_queue *q, unsigned int tag, int i,
 			 (void *)(uintptr_t)leg->buf_off, leg->len, leg->off);
 	sqe->buf_index = slot;
 	sqe->user_data = ublk_ud(tag, UD_LEG, i);
+}
+
+void path_slot_op_failed(struct ublk_queue *q, unsigned int tag,
+			 const char *op, int res)
+{
+	struct ublk_io *io = &q->ios[tag];
+
+	/* it fails the legs behind it too; its own errno is worth committing */
+	fprintf(stderr, "abtool: queue %u tag %u: %s failed: %s\n",
+		q->q_id, tag, op, strerror(-res));
+	if (io->pending && io->res >= 0)
+		io->res = res;
+}
+
+void path_slot_leg_back(struct ublk_queue *q, unsigned int tag,
+			unsigned int kind, unsigned int leg, int res,
+			void (*again)(struct ublk_queue *q, unsigned int tag))
+{
+	struct ublk_io *io = &q->ios[tag];
+
+	if (ublk_leg_advance(q, tag, kind, leg, &res)) {
+		io->legs_again |= 1ULL << leg;
+		res = 0;
+	}
+	if (!ublk_leg_done(q, tag, res))
+		return;
+	if (io->legs_again && io->res >= 0)
+		again(q, tag);
+	else
+		ublk_commit(q, tag, path_result(q, tag));
 }

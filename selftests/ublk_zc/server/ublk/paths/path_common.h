@@ -17,4 +17,20 @@ bool path_is_write(struct ublk_queue *q, unsigned int tag);
 void path_prep_fixed_leg(struct ublk_queue *q, unsigned int tag, int i,
 			 unsigned int slot);
 
+/*
+ * The paths that put the request's pages in a slot for the legs and take
+ * them out again in the same submission (splice, regbuf): the put or the
+ * take named OP failed, with RES...
+ */
+void path_slot_op_failed(struct ublk_queue *q, unsigned int tag,
+			 const char *op, int res);
+/*
+ * ...and a leg is back: a short one is marked to go again; once every
+ * leg is back, AGAIN sends the marked ones (with the pages put back), or
+ * the request is committed.
+ */
+void path_slot_leg_back(struct ublk_queue *q, unsigned int tag,
+			unsigned int kind, unsigned int leg, int res,
+			void (*again)(struct ublk_queue *q, unsigned int tag));
+
 #endif

@@ -25,7 +25,6 @@
  */
 #include <errno.h>
 #include <stdio.h>
-#include <string.h>
 
 #include "path_common.h"
 #include "uapi/regbuf.h"
@@ -110,30 +109,12 @@ static void regbuf_again(struct ublk_queue *q, unsigned int tag)
 static void regbuf_cqe(struct ublk_queue *q, unsigned int tag,
 		       unsigned int kind, unsigned int leg, int res)
 {
-	struct ublk_io *io = &q->ios[tag];
-
-	if (kind == UD_AUX) {
-		/*
-		 * A failed REGISTER fails the legs behind it too (-EFAULT,
-		 * empty slot); its own errno is the one worth committing.
-		 */
-		fprintf(stderr, "abtool: queue %u tag %u: %s failed: %s\n",
-			q->q_id, tag, leg == AUX_REGISTER ? "REGISTER_IO_BUF" :
-			"UNREGISTER_IO_BUF", strerror(-res));
-		if (io->pending && io->res >= 0)
-			io->res = res;
-		return;
-	}
-	if (ublk_leg_advance(q, tag, kind, leg, &res)) {
-		io->legs_again |= 1ULL << leg;
-		res = 0;
-	}
-	if (!ublk_leg_done(q, tag, res))
-		return;
-	if (io->legs_again && io->res >= 0)
-		regbuf_again(q, tag);
+	if (kind == UD_AUX)
+		path_slot_op_failed(q, tag, leg == AUX_REGISTER ?
+				    "REGISTER_IO_BUF" : "UNREGISTER_IO_BUF",
+				    res);
 	else
-		ublk_commit(q, tag, path_result(q, tag));
+		path_slot_leg_back(q, tag, kind, leg, res, regbuf_again);
 }
 
 const struct ublk_path_ops path_regbuf = {

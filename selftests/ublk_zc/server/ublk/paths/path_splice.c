@@ -14,7 +14,6 @@
  */
 #include <errno.h>
 #include <stdio.h>
-#include <string.h>
 
 #include "path_common.h"
 #include "uapi/splice_rsrc.h"
@@ -134,25 +133,12 @@ static void splice_cqe(struct ublk_queue *q, unsigned int tag,
 {
 	struct ublk_io *io = &q->ios[tag];
 
-	if (kind == UD_AUX && (io->nr_legs || leg == AUX_INSTALL)) {
-		/* a skipped-on-success install/remove failed */
-		fprintf(stderr, "abtool: queue %u tag %u: %s failed: %s\n",
-			q->q_id, tag, leg == AUX_INSTALL ? "SPLICE_FROM" : "BUF_REMOVE",
-			strerror(-res));
-		if (io->pending && io->res >= 0)
-			io->res = res;
-		return;
-	}
-	if (ublk_leg_advance(q, tag, kind, leg, &res)) {
-		io->legs_again |= 1ULL << leg;
-		res = 0;
-	}
-	if (!ublk_leg_done(q, tag, res))
-		return;
-	if (io->legs_again && io->res >= 0)
-		splice_again(q, tag);
+	/* a skipped-on-success install/remove failed */
+	if (kind == UD_AUX && (io->nr_legs || leg == AUX_INSTALL))
+		path_slot_op_failed(q, tag, leg == AUX_INSTALL ?
+				    "SPLICE_FROM" : "BUF_REMOVE", res);
 	else
-		ublk_commit(q, tag, path_result(q, tag));
+		path_slot_leg_back(q, tag, kind, leg, res, splice_again);
 }
 
 const struct ublk_path_ops path_splice = {
