@@ -804,8 +804,8 @@ TEST_F(rb, clone_gives_empty_slot)
 
 /*
  * SEND_ZC of a WRITE request's pages on a TCP socket whose peer does not
- * read yet: the slot is emptied and the request committed while the send
- * is parked; the block WRITE completes only after the send's notification
+ * read yet (MSG_WAITALL, so the send waits instead of completing short):
+ * the slot is emptied and the request committed while the send is parked; the block WRITE completes only after the send's notification
  * (which holds the pages while the network does) has been posted, and
  * the peer reads the request's bytes.
  */
@@ -827,7 +827,7 @@ TEST_F(rb, send_zc_of_write_request)
 	ASSERT_GE(tag, 0);
 	ASSERT_EQ(0, reg(ring, cfd, tag, 4));
 	sqe = io_uring_get_sqe(ring);
-	io_uring_prep_send_zc_fixed(sqe, tx, NULL, 65536, 0, 0, 4);
+	io_uring_prep_send_zc_fixed(sqe, tx, NULL, 65536, MSG_WAITALL, 0, 4);
 	sqe->user_data = UD_LEG;
 	ASSERT_EQ(1, io_uring_submit(ring));
 	EXPECT_TRUE(uzc_cq_quiet(ring, 200));
