@@ -62,7 +62,7 @@ variant_has_patches() {
 variant_paths() {
 	case $1 in
 	base) echo copy user_copy ;;
-	splice-rsrc) echo copy user_copy splice ;;
+	splice-rsrc) echo copy user_copy splice autolend ;;
 	fused) echo copy user_copy fused ;;
 	regbuf) echo copy user_copy regbuf autobuf ;;
 	*) die "no data paths known for variant '$1'" ;;

@@ -20,9 +20,9 @@ UBLK_DEV=
 # scripts/check and scripts/stress set it).  Unset (a kernel developer
 # running the kselftest by hand), whatever the kernel lacks skips.  Set,
 # what that variant must have fails when absent: root, ublk, the server, the
-# tools, and the data paths (copy and user_copy everywhere, splice on
-# splice-rsrc, fused on fused, regbuf and autobuf on regbuf); so does a
-# data path it must not have (a kernel of another variant).
+# tools, and the data paths (copy and user_copy everywhere, splice and
+# autolend on splice-rsrc, fused on fused, regbuf and autobuf on regbuf);
+# so does a data path it must not have (a kernel of another variant).
 VARIANT=${UBLK_ZC_VARIANT:-}
 
 fail() { echo "FAIL: $*" >&2; exit $KSFT_FAIL; }
@@ -37,7 +37,7 @@ variant_paths() {
 	case $VARIANT in
 	"") ;;
 	base) echo copy user_copy ;;
-	splice-rsrc) echo copy user_copy splice ;;
+	splice-rsrc) echo copy user_copy splice autolend ;;
 	fused) echo copy user_copy fused ;;
 	regbuf) echo copy user_copy regbuf autobuf ;;
 	*) fail "UBLK_ZC_VARIANT=$VARIANT: unknown variant (base, splice-rsrc, fused, regbuf)" ;;

@@ -146,7 +146,7 @@ bool uzc_must_have(const char *path)
 {
 	static const struct { const char *variant, *paths; } table[] = {
 		{ "base", " copy user_copy " },
-		{ "splice-rsrc", " copy user_copy splice " },
+		{ "splice-rsrc", " copy user_copy splice autolend " },
 		{ "fused", " copy user_copy fused " },
 		{ "regbuf", " copy user_copy regbuf autobuf " },
 	};

@@ -106,8 +106,9 @@ extern __u8 uzc_auto_buf_flags;
  * project's scripts/check and scripts/stress, or NULL (a kernel developer
  * running the kselftest by hand: then a missing feature is a skip).
  * uzc_must_have(@path): whether that variant must have data path @path
- * ("copy" and "user_copy" everywhere, "splice" on splice-rsrc, "fused" on
- * fused, "regbuf" and "autobuf" on regbuf; NULL: what every path needs,
+ * ("copy" and "user_copy" everywhere, "splice" and "autolend" on
+ * splice-rsrc, "fused" on fused, "regbuf" and "autobuf" on regbuf; NULL:
+ * what every path needs,
  * uzc_prereq()), so that its absence
  * is a failure, not a skip.  False without a variant; an unknown variant
  * must have everything.

@@ -1,0 +1,730 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * uAPI tests of UBLK_F_AUTO_LEND, the splice-rsrc series' 8/8: every
+ * FETCH_REQ and COMMIT_AND_FETCH_REQ names a slot of its ring's buffer
+ * table in sqe->addr; a READ or WRITE request arrives lent there, as if
+ * the server had issued IORING_OP_SPLICE_FROM of the whole request, and
+ * the COMMIT_AND_FETCH that completes it empties the slot, as
+ * IORING_OP_BUF_REMOVE would.
+ *
+ *  - errno paths: a slot beyond the table (-ERANGE), no table (-ENXIO),
+ *    reserved bits (-EINVAL) fail the command and change nothing; an
+ *    occupied slot at delivery fails the request (-EIO) without handing
+ *    it over; a device without zero copy cannot have the flag (-EINVAL);
+ *  - lend at fetch, release at commit: direction, -EALREADY/-EBUSY while
+ *    lent, the commit with a leg in flight, a slot the server emptied or
+ *    refilled itself, a commit through another ring, FLUSH not lent, fill
+ *    accounting of READs;
+ *  - ring exit and daemon death with an auto-lent request, also with the
+ *    ring held by another process.
+ *
+ * The test process is the ublk server (one queue, slot = tag); block I/O
+ * comes from a helper thread.  Exit 4 (skip) when the kernel lacks the
+ * flag, unless UBLK_ZC_VARIANT names a variant that must have data path
+ * autolend (splice-rsrc): then that fails.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+
+#include "uzc_ring.h"
+#include "kselftest_harness.h"
+
+#define AL_FLAGS	(UZC_ZC_FLAGS | UBLK_F_AUTO_LEND)
+#define DEPTH		4
+#define SLOTS		16
+#define WAIT_MS		UZC_WAIT_MS
+#define UD_CMD		0x8000
+#define UD_LEG		UZC_UD_LEG
+
+/* --- helpers --- */
+
+/*
+ * One SQE on the queue ring of @d, waited for; ublk completions that come
+ * meanwhile are kept for uzc_next_req().  cqe->res or -errno.
+ */
+static int q_one(struct uzc_dev *d, struct io_uring_sqe *sqe, __u64 ud)
+{
+	struct __kernel_timespec ts = { .tv_sec = WAIT_MS / 1000 };
+	struct io_uring_cqe *cqe;
+	__u64 got;
+	int ret, res;
+
+	sqe->user_data = ud;
+	ret = io_uring_submit(&d->q);
+	if (ret < 0)
+		return ret;
+	for (;;) {
+		ret = io_uring_wait_cqe_timeout(&d->q, &cqe, &ts);
+		if (ret)
+			return ret == -ETIME ? -ETIMEDOUT : ret;
+		got = cqe->user_data;
+		res = cqe->res;
+		io_uring_cqe_seen(&d->q, cqe);
+		if (got == ud)
+			return res;
+		if (got & UZC_UD_IO) {
+			d->nr_active--;
+			if (res == UBLK_IO_RES_OK && d->nr_pending < UZC_MAX_DEPTH)
+				d->pending[d->nr_pending++] = got & 0xffff;
+		}
+	}
+}
+
+static int q_write_fixed(struct uzc_dev *d, int fd, __u16 slot, __u64 addr,
+			 __u32 len, off_t off)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&d->q);
+
+	io_uring_prep_write_fixed(sqe, fd, (void *)(uintptr_t)addr, len, off,
+				  slot);
+	return q_one(d, sqe, UD_LEG);
+}
+
+static int q_read_fixed(struct uzc_dev *d, int fd, __u16 slot, __u64 addr,
+			__u32 len, off_t off)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&d->q);
+
+	io_uring_prep_read_fixed(sqe, fd, (void *)(uintptr_t)addr, len, off,
+				 slot);
+	return q_one(d, sqe, UD_LEG);
+}
+
+static int q_splice_from(struct uzc_dev *d, int tag, __u64 off, __u32 len,
+			 __u16 slot)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&d->q);
+
+	uzc_prep_splice_from(sqe, d->cdev_fd, uzc_pos(0, tag, off), len, slot);
+	return q_one(d, sqe, UD_CMD);
+}
+
+static int q_buf_remove(struct uzc_dev *d, __u16 slot)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&d->q);
+
+	uzc_prep_buf_remove(sqe, slot);
+	return q_one(d, sqe, UD_CMD);
+}
+
+/* a ublk io command (FETCH/COMMIT_AND_FETCH) with sqe->addr = @sqe_addr */
+static void prep_io_cmd(struct io_uring_sqe *sqe, int cfd, __u32 op, int tag,
+			int res, __u64 sqe_addr)
+{
+	struct ublksrv_io_cmd *cmd = (struct ublksrv_io_cmd *)&sqe->addr3;
+
+	/* clears addr3 and __pad2: the 16 bytes of the ublk command */
+	io_uring_prep_rw(IORING_OP_URING_CMD, sqe, cfd, NULL, 0, 0);
+	sqe->cmd_op = op;
+	sqe->addr = sqe_addr;
+	cmd->q_id = 0;
+	cmd->tag = tag;
+	cmd->result = res;
+}
+
+/* COMMIT_AND_FETCH naming @sqe_addr, answered at once only if it failed */
+static int q_commit_addr(struct uzc_dev *d, int tag, int res, __u64 sqe_addr)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&d->q);
+
+	prep_io_cmd(sqe, d->cdev_fd, UBLK_U_IO_COMMIT_AND_FETCH_REQ, tag, res,
+		    sqe_addr);
+	return q_one(d, sqe, UD_CMD);
+}
+
+/* put a user buffer into @slot of @ring (sparse table), or empty it */
+static int slot_set(struct io_uring *ring, unsigned int slot, void *buf,
+		    size_t len)
+{
+	struct iovec iov = { buf, len };
+	__u64 tag = 0;
+
+	return io_uring_register_buffers_update_tag(ring, slot, &iov, &tag, 1);
+}
+
+/* a pipe whose one page is full: a write to it parks (poll) */
+static int full_pipe(int p[2])
+{
+	char fill[4096];
+
+	if (pipe2(p, O_NONBLOCK))
+		return -errno;
+	if (fcntl(p[1], F_SETPIPE_SZ, 4096) != 4096)
+		return -errno;
+	memset(fill, 'f', sizeof(fill));
+	return write(p[1], fill, sizeof(fill)) == sizeof(fill) ? 0 : -EIO;
+}
+
+/* start a block WRITE of @len pattern bytes (seed @seed) at @off */
+#define START_WRITE(d, io, buf, len, seed, off) do {			\
+	buf = uzc_xalloc(len);						\
+	ASSERT_NE(NULL, buf);						\
+	uzc_fill(buf, len, seed);					\
+	struct iovec __iov = { buf, len };				\
+	ASSERT_EQ(0, uzc_io_start(d, io, UZC_WRITE, &__iov, 1, off));	\
+} while (0)
+
+static const char *autolend_unsupported(void)
+{
+	const char *why = uzc_unsupported();
+	__u64 features;
+
+	if (why)
+		return why;
+	if (uzc_get_features(&features))
+		return "UBLK_U_CMD_GET_FEATURES failed";
+	if (!(features & UBLK_F_AUTO_LEND))
+		return "ublk lacks UBLK_F_AUTO_LEND (splice-rsrc v6)";
+	return NULL;
+}
+
+/* --- one served device, slot = tag in every FETCH/COMMIT_AND_FETCH --- */
+
+FIXTURE(al) {
+	struct uzc_dev d;
+};
+
+FIXTURE_SETUP(al)
+{
+	memset(self, 0, sizeof(*self));
+	self->d.dev_id = -1;
+	uzc_auto_buf_slots = SLOTS;
+	uzc_auto_buf_flags = 0;
+	ASSERT_EQ(0, uzc_dev_create(&self->d, AL_FLAGS, DEPTH, UZC_ZC_MAX_IO,
+				    UZC_ZC_DEV_SIZE, true));
+	ASSERT_TRUE(self->d.flags & UBLK_F_AUTO_LEND);
+}
+
+FIXTURE_TEARDOWN(al)
+{
+	EXPECT_EQ(0, uzc_dev_destroy(&self->d));
+}
+
+/* GET_FEATURES and ADD_DEV agree */
+TEST_F(al, features)
+{
+	__u64 features;
+
+	ASSERT_EQ(0, uzc_get_features(&features));
+	EXPECT_TRUE(features & UBLK_F_AUTO_LEND);
+	EXPECT_TRUE(self->d.flags & UBLK_F_SUPPORT_ZERO_COPY);
+}
+
+/*
+ * A WRITE arrives lent in its tag's slot, read-only: WRITE_FIXED from it
+ * is byte-exact, READ_FIXED into it is refused; the request cannot be
+ * lent twice nor the slot filled again; COMMIT empties it.
+ */
+TEST_F(al, write_lent_at_fetch)
+{
+	struct uzc_dev *d = &self->d;
+	struct uzc_io io;
+	void *buf, *back;
+	int tag, fd;
+
+	START_WRITE(d, &io, buf, 65536, 20, 0);
+	tag = uzc_want_req(d, UBLK_IO_OP_WRITE, 65536);
+	ASSERT_GE(tag, 0);
+	fd = uzc_tmpfile();
+	ASSERT_GE(fd, 0);
+	back = uzc_xalloc(65536);
+	EXPECT_EQ(-EACCES, q_read_fixed(d, fd, tag, 0, 4096, 0));
+	EXPECT_EQ(65536, q_write_fixed(d, fd, tag, 0, 65536, 0));
+	EXPECT_EQ(65536, pread(fd, back, 65536, 0));
+	EXPECT_EQ(0, uzc_cmp(buf, back, 65536));
+	/* at an offset too */
+	EXPECT_EQ(4096, q_write_fixed(d, fd, tag, 61440, 4096, 1 << 20));
+	EXPECT_EQ(4096, pread(fd, back, 4096, 1 << 20));
+	EXPECT_EQ(0, uzc_cmp((char *)buf + 61440, back, 4096));
+	/* one loan per request, and the slot is taken */
+	EXPECT_EQ(-EALREADY, q_splice_from(d, tag, 0, 4096, SLOTS - 1));
+	EXPECT_EQ(-EBUSY, q_splice_from(d, tag, 0, 4096, tag));
+	ASSERT_EQ(0, uzc_commit(d, tag, 65536));
+	EXPECT_EQ(65536, uzc_io_wait(&io));
+	/* empty now */
+	EXPECT_EQ(-EFAULT, q_write_fixed(d, fd, tag, 0, 4096, 0));
+	EXPECT_EQ(-ENOENT, q_buf_remove(d, tag));
+	close(fd);
+	free(buf);
+	free(back);
+}
+
+/* a READ arrives lent write-only; READ_FIXED fills the reader */
+TEST_F(al, read_lent_at_fetch)
+{
+	struct uzc_dev *d = &self->d;
+	struct iovec iov;
+	struct uzc_io io;
+	void *src, *dst;
+	int tag, fd;
+
+	src = uzc_xalloc(16384);
+	dst = uzc_xalloc(16384);
+	uzc_fill(src, 16384, 21);
+	fd = uzc_tmpfile();
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(16384, pwrite(fd, src, 16384, 0));
+	iov.iov_base = dst;
+	iov.iov_len = 16384;
+	ASSERT_EQ(0, uzc_io_start(d, &io, UZC_READ, &iov, 1, 1 << 20));
+	tag = uzc_want_req(d, UBLK_IO_OP_READ, 16384);
+	ASSERT_GE(tag, 0);
+	EXPECT_EQ(-EACCES, q_write_fixed(d, fd, tag, 0, 4096, 65536));
+	EXPECT_EQ(16384, q_read_fixed(d, fd, tag, 0, 16384, 0));
+	ASSERT_EQ(0, uzc_commit(d, tag, 16384));
+	EXPECT_EQ(16384, uzc_io_wait(&io));
+	EXPECT_EQ(0, uzc_cmp(src, dst, 16384));
+	close(fd);
+	free(src);
+	free(dst);
+}
+
+/* the fill record holds for auto-lent READs: nothing filled, -EIO */
+TEST_F(al, read_not_filled_fails)
+{
+	struct uzc_dev *d = &self->d;
+	struct iovec iov;
+	struct uzc_io io;
+	void *dst;
+	int tag;
+
+	dst = uzc_xalloc(8192);
+	iov.iov_base = dst;
+	iov.iov_len = 8192;
+	ASSERT_EQ(0, uzc_io_start(d, &io, UZC_READ, &iov, 1, 1 << 20));
+	tag = uzc_want_req(d, UBLK_IO_OP_READ, 8192);
+	ASSERT_GE(tag, 0);
+	ASSERT_EQ(0, uzc_commit(d, tag, 8192));
+	EXPECT_EQ(-EIO, uzc_io_wait(&io));
+	free(dst);
+}
+
+/*
+ * COMMIT while a leg is parked on a full pipe: the request completes when
+ * the leg does, and meanwhile the tag fetches again.
+ */
+TEST_F(al, commit_waits_for_leg)
+{
+	struct uzc_dev *d = &self->d;
+	struct io_uring_sqe *sqe;
+	struct io_uring_cqe *cqe;
+	char drain[8192];
+	struct uzc_io io;
+	int tag, p[2];
+	void *buf;
+
+	ASSERT_EQ(0, full_pipe(p));
+	START_WRITE(d, &io, buf, 4096, 22, 0);
+	tag = uzc_want_req(d, UBLK_IO_OP_WRITE, 4096);
+	ASSERT_GE(tag, 0);
+	sqe = io_uring_get_sqe(&d->q);
+	io_uring_prep_write_fixed(sqe, p[1], NULL, 4096, 0, tag);
+	sqe->user_data = UD_LEG;
+	ASSERT_EQ(1, io_uring_submit(&d->q));
+	ASSERT_EQ(0, uzc_commit(d, tag, 4096));
+	EXPECT_FALSE(uzc_io_done(&io, 300));
+	/* the slot is empty already: the pages are the leg's */
+	EXPECT_EQ(-ENOENT, q_buf_remove(d, tag));
+	EXPECT_EQ(4096, read(p[0], drain, 4096));
+	EXPECT_EQ(4096, uzc_io_wait(&io));
+	ASSERT_EQ(0, io_uring_wait_cqe(&d->q, &cqe));
+	EXPECT_EQ(UD_LEG, cqe->user_data);
+	EXPECT_EQ(4096, cqe->res);
+	io_uring_cqe_seen(&d->q, cqe);
+	EXPECT_EQ(4096, read(p[0], drain, sizeof(drain)));
+	EXPECT_EQ(0, uzc_cmp(buf, drain, 4096));
+	close(p[0]);
+	close(p[1]);
+	free(buf);
+}
+
+/*
+ * The server empties the slot itself and lends part of the request again
+ * elsewhere: COMMIT leaves that slot alone (the request waits for it), and
+ * a user buffer the server put in the named slot stays there.
+ */
+TEST_F(al, commit_leaves_other_slots)
+{
+	struct uzc_dev *d = &self->d;
+	struct uzc_io io;
+	void *buf, *ubuf;
+	int tag;
+
+	ubuf = uzc_xalloc(4096);
+	START_WRITE(d, &io, buf, 8192, 23, 0);
+	tag = uzc_want_req(d, UBLK_IO_OP_WRITE, 8192);
+	ASSERT_GE(tag, 0);
+	EXPECT_EQ(0, q_buf_remove(d, tag));
+	EXPECT_EQ(4096, q_splice_from(d, tag, 4096, 4096, SLOTS - 1));
+	ASSERT_EQ(1, slot_set(&d->q, tag, ubuf, 4096));
+	ASSERT_EQ(0, uzc_commit(d, tag, 8192));
+	EXPECT_FALSE(uzc_io_done(&io, 300));
+	/* the user buffer is still in the named slot */
+	EXPECT_EQ(-EPERM, q_buf_remove(d, tag));
+	EXPECT_EQ(0, q_buf_remove(d, SLOTS - 1));
+	EXPECT_EQ(8192, uzc_io_wait(&io));
+	ASSERT_EQ(1, slot_set(&d->q, tag, NULL, 0));
+	free(buf);
+	free(ubuf);
+}
+
+/*
+ * A slot beyond the table or reserved bits in sqe->addr fail the
+ * COMMIT_AND_FETCH, which changes nothing: the request is still lent and
+ * the server's.
+ */
+TEST_F(al, bad_slot_fails_commit)
+{
+	static const struct { __u64 addr; int err; } bad[] = {
+		{ SLOTS, -ERANGE },
+		{ UBLK_AUTO_LEND_SLOT_MASK, -ERANGE },
+		{ 1ULL << 16, -EINVAL },
+		{ 1ULL << 63, -EINVAL },
+	};
+	struct uzc_dev *d = &self->d;
+	struct uzc_io io;
+	unsigned int i;
+	void *buf;
+	int tag, fd;
+
+	fd = uzc_tmpfile();
+	ASSERT_GE(fd, 0);
+	START_WRITE(d, &io, buf, 4096, 24, 0);
+	tag = uzc_want_req(d, UBLK_IO_OP_WRITE, 4096);
+	ASSERT_GE(tag, 0);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		EXPECT_EQ(bad[i].err, q_commit_addr(d, tag, 4096,
+						     bad[i].addr | tag));
+	EXPECT_FALSE(uzc_io_done(&io, 100));
+	EXPECT_EQ(4096, q_write_fixed(d, fd, tag, 0, 4096, 0));
+	ASSERT_EQ(0, uzc_commit(d, tag, 4096));
+	EXPECT_EQ(4096, uzc_io_wait(&io));
+	close(fd);
+	free(buf);
+}
+
+/*
+ * The named slot is occupied when the request comes: the request fails
+ * without being handed over, the command stays for the next one, and the
+ * occupant is untouched.
+ */
+TEST_F(al, occupied_slot_fails_request)
+{
+	struct uzc_dev *d = &self->d;
+	struct uzc_io io;
+	struct iovec iov;
+	void *ubuf, *dst;
+	int i, tag, fd;
+
+	ubuf = uzc_xalloc(4096);
+	memset(ubuf, 'u', 4096);
+	for (i = 0; i < DEPTH; i++)
+		ASSERT_EQ(1, slot_set(&d->q, i, ubuf, 4096));
+	dst = uzc_xalloc(8192);
+	iov.iov_base = dst;
+	iov.iov_len = 8192;
+	ASSERT_EQ(0, uzc_io_start(d, &io, UZC_READ, &iov, 1, 1 << 20));
+	EXPECT_EQ(-ETIMEDOUT, uzc_next_req(d, 500));
+	EXPECT_TRUE(uzc_io_done(&io, WAIT_MS));
+	EXPECT_EQ(-EIO, uzc_io_wait(&io));
+	/* the user buffers are still there */
+	fd = uzc_tmpfile();
+	ASSERT_GE(fd, 0);
+	for (i = 0; i < DEPTH; i++)
+		EXPECT_EQ(4096, q_write_fixed(d, fd, i, (uintptr_t)ubuf, 4096,
+					      0));
+	for (i = 0; i < DEPTH; i++)
+		ASSERT_EQ(1, slot_set(&d->q, i, NULL, 0));
+	/* slots free again: the next request is lent */
+	ASSERT_EQ(0, uzc_io_start(d, &io, UZC_READ, &iov, 1, 1 << 20));
+	tag = uzc_want_req(d, UBLK_IO_OP_READ, 8192);
+	ASSERT_GE(tag, 0);
+	ASSERT_EQ(8192, pwrite(fd, dst, 8192, 0));
+	EXPECT_EQ(8192, q_read_fixed(d, fd, tag, 0, 8192, 0));
+	ASSERT_EQ(0, uzc_commit(d, tag, 8192));
+	EXPECT_EQ(8192, uzc_io_wait(&io));
+	close(fd);
+	free(ubuf);
+	free(dst);
+}
+
+/*
+ * COMMIT_AND_FETCH through another ring leaves the loan in the ring that
+ * got it (the same slot number there holds nothing of the request): the
+ * request completes when the server empties the slot there.
+ */
+TEST_F_TIMEOUT(al, commit_on_other_ring, 60)
+{
+	struct uzc_dev *d = &self->d;
+	struct io_uring_sqe *sqe;
+	struct io_uring ring2;
+	struct uzc_io io;
+	void *buf;
+	int tag, ret;
+
+	ASSERT_EQ(0, io_uring_queue_init(8, &ring2, 0));
+	ASSERT_EQ(0, io_uring_register_buffers_sparse(&ring2, SLOTS));
+	START_WRITE(d, &io, buf, 4096, 27, 0);
+	tag = uzc_want_req(d, UBLK_IO_OP_WRITE, 4096);
+	ASSERT_GE(tag, 0);
+	sqe = io_uring_get_sqe(&ring2);
+	prep_io_cmd(sqe, d->cdev_fd, UBLK_U_IO_COMMIT_AND_FETCH_REQ, tag, 4096,
+		    tag);
+	sqe->user_data = UD_CMD;
+	ASSERT_EQ(1, io_uring_submit(&ring2));
+	/* accepted: it waits for the tag's next request */
+	EXPECT_TRUE(uzc_cq_quiet(&ring2, 200));
+	EXPECT_FALSE(uzc_io_done(&io, 300));
+	ret = q_buf_remove(d, tag);
+	EXPECT_EQ(0, ret);
+	EXPECT_EQ(4096, uzc_io_wait(&io));
+	/* the tag now fetches on ring2: close both, the device still goes */
+	io_uring_queue_exit(&ring2);
+	uzc_queue_close(d);
+	EXPECT_TRUE(uzc_deleted_within(d, UZC_DEADLINE_MS));
+	free(buf);
+}
+
+/* FLUSH carries no data: handed over, not lent */
+TEST_F(al, flush_not_lent)
+{
+	struct uzc_dev *d = &self->d;
+	struct uzc_io io;
+	int tag;
+
+	ASSERT_EQ(0, uzc_io_start(d, &io, UZC_FSYNC, NULL, 0, 0));
+	tag = uzc_next_req(d, WAIT_MS);
+	ASSERT_GE(tag, 0);
+	EXPECT_EQ(UBLK_IO_OP_FLUSH, ublksrv_get_op(uzc_iod(d, tag)));
+	EXPECT_EQ(-ENOENT, q_buf_remove(d, tag));
+	ASSERT_EQ(0, uzc_commit(d, tag, 0));
+	EXPECT_EQ(0, uzc_io_wait(&io));
+}
+
+/*
+ * COMMIT with a leg parked on a full pipe, on the ring that got the loan,
+ * then that ring closes: the leg is cancelled, the request completes and
+ * the device can be deleted.
+ */
+TEST_F_TIMEOUT(al, commit_then_ring_exit, 60)
+{
+	struct uzc_dev *d = &self->d;
+	struct io_uring_sqe *sqe;
+	struct uzc_io io;
+	void *buf;
+	int tag, p[2];
+
+	ASSERT_EQ(0, full_pipe(p));
+	START_WRITE(d, &io, buf, 4096, 25, 0);
+	tag = uzc_want_req(d, UBLK_IO_OP_WRITE, 4096);
+	ASSERT_GE(tag, 0);
+	sqe = io_uring_get_sqe(&d->q);
+	io_uring_prep_write_fixed(sqe, p[1], NULL, 4096, 0, tag);
+	sqe->user_data = UD_LEG;
+	ASSERT_EQ(1, io_uring_submit(&d->q));
+	ASSERT_EQ(0, uzc_commit(d, tag, 4096));
+	EXPECT_FALSE(uzc_io_done(&io, 300));
+
+	uzc_queue_close(d);
+	EXPECT_TRUE(uzc_io_done(&io, UZC_DEADLINE_MS));
+	if (io.done)
+		EXPECT_EQ(4096, uzc_io_wait(&io));
+	EXPECT_TRUE(uzc_deleted_within(d, UZC_DEADLINE_MS));
+	close(p[0]);
+	close(p[1]);
+	free(buf);
+}
+
+/* the ring closes with a request lent and not committed */
+TEST_F_TIMEOUT(al, ring_exit_before_commit, 60)
+{
+	struct uzc_dev *d = &self->d;
+	struct uzc_io io;
+	void *buf;
+	int tag;
+
+	START_WRITE(d, &io, buf, 8192, 26, 0);
+	tag = uzc_want_req(d, UBLK_IO_OP_WRITE, 8192);
+	ASSERT_GE(tag, 0);
+	uzc_queue_close(d);
+	EXPECT_TRUE(uzc_io_done(&io, UZC_DEADLINE_MS));
+	if (io.done)
+		EXPECT_EQ(-EIO, uzc_io_wait(&io));
+	EXPECT_TRUE(uzc_deleted_within(d, UZC_DEADLINE_MS));
+	free(buf);
+}
+
+/* --- the command's errno paths, on a device that is not started --- */
+
+/* FETCH of tag 0 on @ring naming @sqe_addr: its res, or -ETIMEDOUT if queued */
+static int fetch_res(struct io_uring *ring, int cfd, __u64 sqe_addr)
+{
+	struct __kernel_timespec ts = { .tv_nsec = 200 * 1000000LL };
+	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+	struct io_uring_cqe *cqe;
+	int ret;
+
+	prep_io_cmd(sqe, cfd, UBLK_U_IO_FETCH_REQ, 0, 0, sqe_addr);
+	sqe->user_data = UD_CMD;
+	ret = io_uring_submit(ring);
+	if (ret != 1)
+		return ret < 0 ? ret : -EIO;
+	ret = io_uring_wait_cqe_timeout(ring, &cqe, &ts);
+	if (ret)
+		return ret == -ETIME ? -ETIMEDOUT : ret;
+	ret = cqe->res;
+	io_uring_cqe_seen(ring, cqe);
+	return ret;
+}
+
+/*
+ * One tag, so that the good FETCH makes the queue ready: 6.12 warns when
+ * a ring exit cancels the FETCH of a queue that is not (no daemon yet).
+ */
+TEST(fetch_slot_errors)
+{
+	struct uzc_dev d = { .dev_id = -1 };
+	struct io_uring ring;
+	int cfd, tries;
+
+	ASSERT_EQ(0, uzc_dev_add(&d, AL_FLAGS, 1, 65536, 1 << 20, false));
+	ASSERT_TRUE(d.flags & UBLK_F_AUTO_LEND);
+	for (tries = 0; tries < 500; tries++) {
+		cfd = open(d.cdev_path, O_RDWR);
+		if (cfd >= 0 || errno != ENOENT)
+			break;
+		usleep(10000);
+	}
+	ASSERT_GE(cfd, 0);
+	ASSERT_EQ(0, io_uring_queue_init(8, &ring, 0));
+	/* no buffer table on the ring */
+	EXPECT_EQ(-ENXIO, fetch_res(&ring, cfd, 0));
+	ASSERT_EQ(0, io_uring_register_buffers_sparse(&ring, 2));
+	EXPECT_EQ(-ERANGE, fetch_res(&ring, cfd, 2));
+	EXPECT_EQ(-EINVAL, fetch_res(&ring, cfd, 1ULL << 16 | 1));
+	EXPECT_EQ(-EINVAL, fetch_res(&ring, cfd, 1ULL << 40));
+	/* a good slot: the FETCH is queued */
+	EXPECT_EQ(-ETIMEDOUT, fetch_res(&ring, cfd, 1));
+	io_uring_queue_exit(&ring);
+	close(cfd);
+	EXPECT_EQ(0, uzc_dev_del(&d));
+}
+
+/* only a device that lends can lend automatically */
+TEST(needs_zero_copy)
+{
+	static const __u64 flags[] = {
+		UBLK_F_AUTO_LEND,
+		UBLK_F_AUTO_LEND | UBLK_F_USER_COPY,
+		UBLK_F_AUTO_LEND | UBLK_F_SUPPORT_ZERO_COPY,
+	};
+	unsigned int i;
+
+	for (i = 0; i < sizeof(flags) / sizeof(flags[0]); i++) {
+		struct uzc_dev d = { .dev_id = -1 };
+
+		EXPECT_NE(0, uzc_dev_add(&d, flags[i], 2, 65536, 1 << 20,
+					 false));
+		if (d.dev_id >= 0)
+			uzc_dev_del(&d);
+	}
+}
+
+/* --- the daemon dies with an auto-lent request --- */
+
+/*
+ * In the daemon: park a WRITE_FIXED of the lent request on the full pipe
+ * (mode 1, 2), and fork a child that keeps the queue ring, where the loan
+ * is, but not the device (mode 2).
+ */
+static char srv_autolend(struct uzc_srv *s, int tag, __u32 len)
+{
+	struct uzc_dev *d = &s->d;
+	struct io_uring_sqe *sqe;
+
+	(void)len;
+	if (s->mode >= 1) {
+		sqe = io_uring_get_sqe(&d->q);
+		io_uring_prep_write_fixed(sqe, s->pipe[1], NULL, 4096, 0, tag);
+		sqe->user_data = UD_LEG;
+		if (io_uring_submit(&d->q) != 1)
+			return '5';
+	}
+	if (s->mode == 2) {
+		s->holder = fork();
+		if (s->holder < 0)
+			return '6';
+		if (s->holder == 0) {
+			munmap(d->iods, d->iods_len);
+			close(d->cdev_fd);
+			for (;;)
+				pause();
+		}
+	}
+	return 'r';
+}
+
+FIXTURE(dd) {
+	struct uzc_srv s;
+};
+
+FIXTURE_VARIANT(dd) {
+	unsigned int mode;
+};
+FIXTURE_VARIANT_ADD(dd, lent) { .mode = 0 };
+FIXTURE_VARIANT_ADD(dd, leg_parked) { .mode = 1 };
+FIXTURE_VARIANT_ADD(dd, ring_outlives_daemon) { .mode = 2 };
+
+FIXTURE_SETUP(dd)
+{
+	uzc_srv_init(&self->s);
+	uzc_auto_buf_slots = SLOTS;
+	uzc_auto_buf_flags = 0;
+}
+
+FIXTURE_TEARDOWN(dd)
+{
+	EXPECT_TRUE(uzc_srv_close(&self->s));
+}
+
+/*
+ * SIGKILL: the loan goes with the daemon, whoever holds the ring; the
+ * WRITE fails and the device can be deleted while the holder lives.
+ */
+TEST_F_TIMEOUT(dd, daemon_killed, 90)
+{
+	struct uzc_srv *s = &self->s;
+	int status;
+
+	ASSERT_EQ(0, uzc_srv_start(s, AL_FLAGS, 2, srv_autolend, variant->mode,
+				   8192));
+	EXPECT_FALSE(uzc_io_done(&s->io, 200));
+	uzc_srv_kill(s);
+	EXPECT_TRUE(uzc_io_done(&s->io, UZC_DEADLINE_MS));
+	if (s->io.done)
+		EXPECT_EQ(-EIO, uzc_io_wait(&s->io));
+	uzc_queue_close(&s->d);
+	EXPECT_TRUE(uzc_deleted_within(&s->d, UZC_DEADLINE_MS));
+	if (s->holder > 0) {
+		kill(s->holder, SIGKILL);
+		waitpid(s->holder, &status, WNOHANG);
+		s->holder = 0;
+	}
+}
+
+int main(int argc, char **argv)
+{
+	uzc_require(autolend_unsupported(), "autolend");
+	return test_harness_run(argc, argv);
+}
