@@ -58,7 +58,7 @@ run) ;;
 compare) echo "compare $*" >> "$STUB_LOG"; echo "stub compare"; exit 0 ;;
 *) exit 2 ;;
 esac
-o= v= b=0 seed=1 trials=3 paths=copy,user_copy,splice,fused dry=0
+o= v= b=0 seed=1 trials=3 paths=copy,user_copy,splice,autolend,fused dry=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--dry-run) dry=1 ;;
@@ -68,7 +68,7 @@ while [ $# -gt 0 ]; do
 	--seed) seed=$2; shift ;;
 	--trials) trials=$2; shift ;;
 	--paths) paths=$2; shift ;;
-	--list-paths) printf '%s\n' copy user_copy splice fused; exit 0 ;;
+	--list-paths) printf '%s\n' copy user_copy splice autolend fused; exit 0 ;;
 	esac
 	shift
 done
@@ -128,15 +128,15 @@ t_is "boot 0 of every kernel: seed 1, boot 1: seed 3" \
 	"base 0 1,base 1 3,fused 0 1,fused 1 3,splice-rsrc 0 1,splice-rsrc 1 3,"
 t_is "each kernel measures the paths it must have" \
 	"$(sed -n 's/^run variant=\([^ ]*\) boot=0 .*paths=\(.*\)/\1 \2/p' "$T_TMP/ok.log" 2> /dev/null | sort | tr '\n' ' ')" \
-	"base copy,user_copy,kernel fused copy,fused splice-rsrc copy,user_copy,splice "
+	"base copy,user_copy,kernel fused copy,fused splice-rsrc copy,user_copy,splice,autolend "
 t_is "every trial reaches the comparison" \
-	"$(cat "$F"/build/results/*/trials-*.jsonl 2> /dev/null | wc -l)" $((2 * 2 * 2 * (3 + 2 + 3)))
+	"$(cat "$F"/build/results/*/trials-*.jsonl 2> /dev/null | wc -l)" $((2 * 2 * 2 * (3 + 2 + 4)))
 
 # shellcheck disable=SC2317 # run through t_ok
 no_cr() { ! grep -q $'\r' "$1"; }
 # the progress line: 2 boots x 2 trials x 2 cells x (3 + 2 + 3) paths
 t_ok "the progress line ends with every boot's cells done" \
-	grep -Eq '^\[[0-9:]{8}\] measure 64/64 cells \(100%\), [0-9hms]+ elapsed$' "$T_TMP/ok.out" ||
+	grep -Eq '^\[[0-9:]{8}\] measure 72/72 cells \(100%\), [0-9hms]+ elapsed$' "$T_TMP/ok.out" ||
 	t_diag "$(grep measure "$T_TMP/ok.out")"
 t_ok "not on a terminal: plain lines, no carriage return" no_cr "$T_TMP/ok.out"
 t_is "the results directory holds what it held before the progress line" \
@@ -179,9 +179,9 @@ fails_naming $? "a failed cell (abtool run exits 1)" cellfail "splice-rsrc boot 
 STUB_NOBOOT="fused:0" ab noboot "${V[@]}"
 fails_naming $? "a failed boot (vm-run 125)" noboot "fused boot 1/2 (status 125)"
 t_is "a failed boot: the last progress line counts it, before the error" \
-	"$(sed -n -e 's/^\[[0-9:]*\] \(measure [0-9]*\/64 cells.*failed\)$/\1/p' \
+	"$(sed -n -e 's/^\[[0-9:]*\] \(measure [0-9]*\/72 cells.*failed\)$/\1/p' \
 		-e 's/^\(ERROR\).*/\1/p' "$T_TMP/noboot.out" | tail -n 2 | sed 's/, [0-9hms]* elapsed//' | tr '\n' ,)" \
-	"measure 56/64 cells (87%), 1 boot failed,ERROR,"
+	"measure 64/72 cells (88%), 1 boot failed,ERROR,"
 STUB_PARTIAL="base:1" ab partial "${V[@]}"
 fails_naming $? "a lost trial record, guest exit 0" partial "base boot 2/2: path"
 STUB_LACKS="splice-rsrc:splice" ab lacks "${V[@]}"
