@@ -61,6 +61,10 @@ make_backing() {
 	echo "$f"
 }
 
+# how long a server may take to say it is live
+READY_SECS=30
+[ "${UBLK_ZC_FLAVOR:-}" = debug ] && READY_SECS=180
+
 # ublk_start SERVE_ARGS...: start abtool serve, wait until it is live.
 # Returns KSFT_SKIP (after printing why) when the kernel lacks the path;
 # fails instead when the variant must have it.
@@ -75,7 +79,9 @@ ublk_start() {
 	"$UBLK_SRV" serve --ready-fd 3 "$@" 3> "$fifo" 2>> "$WORK/serve.log" &
 	UBLK_PID=$!
 	UBLK_ID=
-	read -r -t 30 UBLK_ID < "$fifo"
+	# a debug kernel under TCG on a busy host has taken over 30 s to
+	# start a server; a server that is never ready still fails here
+	read -r -t "$READY_SECS" UBLK_ID < "$fifo"
 	if [ -z "$UBLK_ID" ]; then
 		wait "$UBLK_PID"
 		status=$?
@@ -86,7 +92,7 @@ ublk_start() {
 				fail "abtool serve $*: the kernel lacks data path $path, which UBLK_ZC_VARIANT=$VARIANT must have"
 			return $KSFT_SKIP
 		fi
-		fail "abtool serve $* did not start (status $status)"
+		fail "abtool serve $* was not ready within $READY_SECS s (status $status)"
 	fi
 	UBLK_DEV=/dev/ublkb$UBLK_ID
 	local i
