@@ -111,3 +111,32 @@ void path_slot_leg_back(struct ublk_queue *q, unsigned int tag,
 	else
 		ublk_commit(q, tag, path_result(q, tag));
 }
+
+int path_slot_table_init(struct ublk_queue *q)
+{
+	return io_uring_register_buffers_sparse(&q->ring, q->depth);
+}
+
+void path_in_slot_start(struct ublk_queue *q, unsigned int tag)
+{
+	struct ublk_io *io = &q->ios[tag];
+	int n = path_map_request(q, tag), i;
+
+	if (n == 0)
+		ublk_commit(q, tag, path_result(q, tag));
+	for (i = 0; i < n; i++) {
+		path_prep_fixed_leg(q, tag, i, tag);
+		io->pending++;
+	}
+}
+
+void path_in_slot_cqe(struct ublk_queue *q, unsigned int tag,
+		      unsigned int kind, unsigned int leg, int res)
+{
+	if (ublk_leg_advance(q, tag, kind, leg, &res)) {
+		path_prep_fixed_leg(q, tag, leg, tag);
+		return;
+	}
+	if (ublk_leg_done(q, tag, res))
+		ublk_commit(q, tag, path_result(q, tag));
+}

@@ -33,12 +33,6 @@ static int splice_probe(uint64_t features, char *why, size_t whylen)
 	return 0;
 }
 
-static int splice_queue_init(struct ublk_queue *q)
-{
-	/* one empty slot per tag */
-	return io_uring_register_buffers_sparse(&q->ring, q->depth);
-}
-
 /*
  * What install and remove share: both act on slot = tag, and their CQE,
  * when there is one, names which of the two it is (AUX_*) for
@@ -146,7 +140,7 @@ const struct ublk_path_ops path_splice = {
 	.help = "request pages installed as a registered buffer (splice-rsrc)",
 	.dev_flags = UBLK_F_USER_COPY | UBLK_F_SUPPORT_ZERO_COPY,
 	.probe = splice_probe,
-	.queue_init = splice_queue_init,
+	.queue_init = path_slot_table_init,
 	.start = splice_start,
 	.cqe = splice_cqe,
 };
