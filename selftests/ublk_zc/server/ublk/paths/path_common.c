@@ -73,11 +73,12 @@ void path_prep_fixed_leg(struct ublk_queue *q, unsigned int tag, int i,
 {
 	const struct ublk_leg *leg = &q->ios[tag].legs[i];
 	struct io_uring_sqe *sqe = ublk_get_sqe(q);
-	int fd = q->dev->tgt.fds[leg->backing];
 
 	io_uring_prep_rw(path_is_write(q, tag) ? IORING_OP_WRITE_FIXED :
-			 IORING_OP_READ_FIXED, sqe, fd,
+			 IORING_OP_READ_FIXED, sqe,
+			 ublk_fixed_backing(leg->backing),
 			 (void *)(uintptr_t)leg->buf_off, leg->len, leg->off);
+	ublk_sqe_fixed_file(sqe);
 	sqe->buf_index = slot;
 	sqe->user_data = ublk_ud(tag, UD_LEG, i);
 }

@@ -51,7 +51,8 @@ static void prep_buf_cmd(struct ublk_queue *q, unsigned int tag,
 	struct ublksrv_io_cmd *cmd = (struct ublksrv_io_cmd *)sqe->cmd;
 
 	sqe->opcode = IORING_OP_URING_CMD;
-	sqe->fd = q->cdev_fd;
+	sqe->fd = UBLK_FIXED_CDEV;
+	ublk_sqe_fixed_file(sqe);
 	sqe->cmd_op = which == AUX_REGISTER ? UBLK_U_IO_REGISTER_IO_BUF :
 		      UBLK_U_IO_UNREGISTER_IO_BUF;
 	sqe->flags |= IOSQE_CQE_SKIP_SUCCESS;

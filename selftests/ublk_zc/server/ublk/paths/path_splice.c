@@ -58,8 +58,9 @@ static void prep_install(struct ublk_queue *q, unsigned int tag)
 	uint64_t pos = ublk_user_copy_pos(q->q_id, tag);
 	struct io_uring_sqe *sqe = ublk_get_sqe(q);
 
-	io_uring_prep_rw(IORING_OP_SPLICE_FROM, sqe, q->cdev_fd, NULL, len,
+	io_uring_prep_rw(IORING_OP_SPLICE_FROM, sqe, UBLK_FIXED_CDEV, NULL, len,
 			 pos);
+	ublk_sqe_fixed_file(sqe);
 	prep_slot(sqe, tag, AUX_INSTALL, true);
 }
 
@@ -73,18 +74,9 @@ static void prep_remove(struct ublk_queue *q, unsigned int tag,
 	prep_slot(sqe, tag, AUX_REMOVE, skip_success);
 }
 
-/* leg i as READ_FIXED/WRITE_FIXED; addr is a byte offset into the slot */
 static void prep_leg(struct ublk_queue *q, unsigned int tag, int i)
 {
-	const struct ublk_leg *leg = &q->ios[tag].legs[i];
-	struct io_uring_sqe *sqe = ublk_get_sqe(q);
-	int fd = q->dev->tgt.fds[leg->backing];
-
-	io_uring_prep_rw(path_is_write(q, tag) ? IORING_OP_WRITE_FIXED :
-			 IORING_OP_READ_FIXED, sqe, fd,
-			 (void *)(uintptr_t)leg->buf_off, leg->len, leg->off);
-	sqe->buf_index = tag;
-	sqe->user_data = ublk_ud(tag, UD_LEG, i);
+	path_prep_fixed_leg(q, tag, i, tag);
 	q->ios[tag].pending++;
 }
 
