@@ -46,6 +46,7 @@ struct ublk_tgt {
 	/* fds[0..nr_flush) hold data: FLUSH fsyncs them, the cache is volatile */
 	int nr_flush;
 	uint64_t dev_size;
+	uint32_t max_io_bytes;	/* the device's largest request */
 	unsigned int read_leg;	/* mirror: which leg serves reads */
 };
 

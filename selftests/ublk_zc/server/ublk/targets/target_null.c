@@ -2,13 +2,14 @@
 /*
  * null: no storage. Every data path still moves each request's bytes once,
  * so that the paths do the same work here as on the other targets: a READ
- * is filled from a hole of a memfd, a WRITE is written to /dev/null, each
+ * is filled from a memfd of zeros, a WRITE is written to /dev/null, each
  * as the path does its I/O (copy and user_copy through the daemon's buffer,
  * the zero-copy paths on the request pages after their handoff).
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -22,22 +23,30 @@ enum { NULL_SINK_WRITE, NULL_SINK_READ, NULL_NR_SINKS };
  * pending or, under io_uring's IOCB_NOWAIT, when the task should
  * reschedule, so a large READ came back short and took more SQEs on some
  * paths than on others (a path that re-installs its buffer per retry paid
- * most).  A hole of a shmem
- * file reads as zeros and never stops short; O_NONBLOCK lets io_uring
- * issue it inline as it does /dev/zero (shmem is not FMODE_NOWAIT), and
- * must be set before the queue rings register the file.
+ * most).  Nor a hole of a memfd: shmem fills a user buffer by copying the
+ * zero page but a kernel one (the zero-copy paths' request pages) with
+ * iov_iter_zero(), two different costs for the same job.  So the first
+ * max-I/O bytes of a memfd hold real zero pages (every null READ reads
+ * at 0): each path copies a page-cache page into its buffer, and shmem
+ * never stops short.  O_NONBLOCK lets io_uring issue the read inline as
+ * it did /dev/zero's (shmem is not FMODE_NOWAIT); it must be set before
+ * the queue rings register the file.
  */
 static int null_zero_source(uint64_t size)
 {
 	int fd = memfd_create("ublk-null-zeros", MFD_CLOEXEC);
+	void *zeros = calloc(1, size);
+	int ret = 0;
 
-	if (fd < 0)
-		return -errno;
-	if (ftruncate(fd, size) < 0 ||
-	    fcntl(fd, F_SETFL, O_NONBLOCK | O_RDWR) < 0) {
-		int ret = -errno;
-
-		close(fd);
+	if (fd < 0 || !zeros)
+		ret = fd < 0 ? -errno : -ENOMEM;
+	else if (pwrite(fd, zeros, size, 0) != (ssize_t)size ||
+		 fcntl(fd, F_SETFL, O_NONBLOCK | O_RDWR) < 0)
+		ret = errno ? -errno : -EIO;
+	free(zeros);
+	if (ret < 0) {
+		if (fd >= 0)
+			close(fd);
 		return ret;
 	}
 	return fd;
@@ -59,7 +68,8 @@ static int null_open(struct ublk_tgt *t, char *err, size_t errlen)
 		return -errno;
 	}
 	t->fds[t->nr_fds++] = fd;
-	fd = null_zero_source(t->dev_size);
+	fd = null_zero_source(t->max_io_bytes < t->dev_size ?
+			      t->max_io_bytes : t->dev_size);
 	if (fd < 0) {
 		snprintf(err, errlen, "cannot make a memfd of zeros: %s",
 			 strerror(-fd));
@@ -85,7 +95,7 @@ static int null_map(const struct ublk_tgt *t, bool write, uint64_t off,
 
 const struct ublk_target_ops target_null = {
 	.name = "null",
-	.help = "no storage: reads come from a memfd hole (zeros), writes go to /dev/null (needs --size)",
+	.help = "no storage: reads come from a memfd of zeros, writes go to /dev/null (needs --size)",
 	.min_backing = 0,
 	.max_backing = 0,
 	.open = null_open,
