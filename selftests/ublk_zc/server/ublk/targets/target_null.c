@@ -34,22 +34,21 @@ enum { NULL_SINK_WRITE, NULL_SINK_READ, NULL_NR_SINKS };
  */
 static int null_zero_source(uint64_t size)
 {
-	int fd = memfd_create("ublk-null-zeros", MFD_CLOEXEC);
 	void *zeros = calloc(1, size);
-	int ret = 0;
+	int fd, ret = 0;
 
-	if (fd < 0 || !zeros)
-		ret = fd < 0 ? -errno : -ENOMEM;
-	else if (pwrite(fd, zeros, size, 0) != (ssize_t)size ||
+	if (!zeros)
+		return -ENOMEM;
+	fd = memfd_create("ublk-null-zeros", MFD_CLOEXEC);
+	if (fd < 0)
+		ret = -errno;
+	else if (pwrite(fd, zeros, size, 0) < 0 ||
 		 fcntl(fd, F_SETFL, O_NONBLOCK | O_RDWR) < 0)
-		ret = errno ? -errno : -EIO;
+		ret = -errno;
 	free(zeros);
-	if (ret < 0) {
-		if (fd >= 0)
-			close(fd);
-		return ret;
-	}
-	return fd;
+	if (ret < 0 && fd >= 0)
+		close(fd);
+	return ret < 0 ? ret : fd;
 }
 
 static int null_open(struct ublk_tgt *t, char *err, size_t errlen)
