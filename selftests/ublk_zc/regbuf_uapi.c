@@ -696,6 +696,105 @@ TEST_F(rb, commit_then_unregister_with_user_in_flight)
 	free(buf);
 }
 
+/*
+ * UNREGISTER_IO_BUF of a slot that holds a user buffer: upstream's
+ * io_buffer_unregister_bvec() answers -EBUSY (occupied, not by a kernel
+ * buffer), -EINVAL only for an empty slot or one past the end.
+ */
+TEST_F(rb, unregister_user_buffer_busy)
+{
+	void *ubuf = uzc_xalloc(4096);
+
+	ASSERT_NE(NULL, ubuf);
+	ASSERT_EQ(1, slot_set(&self->ring, 5, ubuf, 4096));
+	EXPECT_EQ(-EBUSY, unreg(&self->ring, self->d.cdev_fd, 5));
+	/* still the user buffer */
+	EXPECT_EQ(1, slot_set(&self->ring, 5, NULL, 0));
+	free(ubuf);
+}
+
+/*
+ * An UNREGISTER_IO_BUF linked behind a leg is issued after
+ * io_uring_enter() returned, when the SQ entries it came from belong to
+ * the application again.  It must act on the slot it was submitted with.
+ * Here the application reuses the entry for the next request's REGISTER
+ * (slot 1) while the leg is parked on a full pipe; 6.12 reads a
+ * uring_cmd's SQE at issue time (io_uring_cmd_prep_setup() defers the
+ * copy), so the UNREGISTER empties slot 1 and leaves slot 0 - and with it
+ * the first request - registered for good.  Upstream copies at prep
+ * (d6211ebbdaa5 "io_uring/uring_cmd: unconditionally copy SQEs at prep
+ * time", 6.14, stable 6.13; not in 6.12.y).
+ */
+TEST_F(rb, linked_unregister_uses_its_own_sqe)
+{
+	int cfd = self->d.cdev_fd, tag[2], p[2], res[2], i;
+	struct io_uring_sqe *sqe;
+	struct io_uring small;
+	struct uzc_io io[2];
+	char drain[8192];
+	void *buf[2];
+	__u64 ud[2];
+
+	/* two SQ entries: the next two SQEs reuse the ones just submitted */
+	ASSERT_EQ(0, io_uring_queue_init(2, &small, 0));
+	ASSERT_EQ(0, io_uring_register_buffers_sparse(&small, SLOTS));
+	ASSERT_EQ(0, full_pipe(p));
+	START_WRITE(&self->d, &io[0], buf[0], 4096, 41, 0);
+	tag[0] = uzc_want_req(&self->d, UBLK_IO_OP_WRITE, 4096);
+	ASSERT_GE(tag[0], 0);
+	START_WRITE(&self->d, &io[1], buf[1], 4096, 42, 1 << 20);
+	tag[1] = uzc_want_req(&self->d, UBLK_IO_OP_WRITE, 4096);
+	ASSERT_GE(tag[1], 0);
+	ASSERT_EQ(0, reg(&small, cfd, tag[0], 0));
+
+	/* the leg parks on the pipe, UNREGISTER of slot 0 waits behind it */
+	sqe = io_uring_get_sqe(&small);
+	io_uring_prep_write_fixed(sqe, p[1], NULL, 4096, 0, 0);
+	sqe->flags = IOSQE_IO_LINK;
+	sqe->user_data = UD_LEG;
+	sqe = io_uring_get_sqe(&small);
+	prep_buf_cmd(sqe, cfd, UBLK_U_IO_UNREGISTER_IO_BUF, 0, 0, 0);
+	sqe->user_data = UD_BUFCMD + 1;
+	ASSERT_EQ(2, io_uring_submit(&small));
+	EXPECT_TRUE(uzc_cq_quiet(&small, 100));
+
+	/* the application moves on: the same two entries, the next request */
+	sqe = io_uring_get_sqe(&small);
+	ASSERT_NE(NULL, sqe);
+	io_uring_prep_nop(sqe);
+	sqe->user_data = UD_BUFCMD + 2;
+	sqe = io_uring_get_sqe(&small);
+	ASSERT_NE(NULL, sqe);
+	prep_buf_cmd(sqe, cfd, UBLK_U_IO_REGISTER_IO_BUF, 0, tag[1], 1);
+	sqe->user_data = UD_BUFCMD + 3;
+	ASSERT_EQ(0, uzc_submit_wait(&small, 2, res, ud, WAIT_MS));
+	EXPECT_EQ(0, res[0]);
+	EXPECT_EQ(0, res[1]);
+
+	/* the leg goes through, then the linked UNREGISTER runs */
+	EXPECT_EQ(4096, read(p[0], drain, 4096));
+	ASSERT_EQ(0, uzc_submit_wait(&small, 2, res, ud, WAIT_MS));
+	for (i = 0; i < 2; i++)
+		EXPECT_EQ(ud[i] == UD_LEG ? 4096 : 0, res[i]);
+
+	/* slot 0 is empty, slot 1 still holds the second request */
+	EXPECT_EQ(-EINVAL, unreg(&small, cfd, 0));
+	EXPECT_EQ(0, unreg(&small, cfd, 1));
+
+	/* either way both slots are empty now: both requests complete */
+	ASSERT_EQ(0, uzc_commit(&self->d, tag[0], 4096));
+	ASSERT_EQ(0, uzc_commit(&self->d, tag[1], 4096));
+	EXPECT_EQ(4096, uzc_io_wait(&io[0]));
+	EXPECT_EQ(4096, uzc_io_wait(&io[1]));
+	EXPECT_EQ(4096, read(p[0], drain, sizeof(drain)));
+	EXPECT_EQ(0, uzc_cmp(buf[0], drain, 4096));
+	io_uring_queue_exit(&small);
+	close(p[0]);
+	close(p[1]);
+	free(buf[0]);
+	free(buf[1]);
+}
+
 /* closing the ring gives registered buffers back */
 TEST_F(rb, ring_exit_releases)
 {
