@@ -795,6 +795,36 @@ TEST_F(rb, linked_unregister_uses_its_own_sqe)
 	free(buf[1]);
 }
 
+/*
+ * pread()/pwrite() on the char device is user copy, which upstream
+ * allows only with UBLK_F_USER_COPY (ublk_check_and_get_req(): -EACCES,
+ * added by the 6.15 zero-copy series); this device has only
+ * UBLK_F_REG_IO_BUF.
+ */
+TEST_F(rb, user_copy_refused_without_flag)
+{
+	struct uzc_io io;
+	void *buf, *back;
+	ssize_t ret;
+	int tag;
+
+	START_WRITE(&self->d, &io, buf, 4096, 43, 0);
+	tag = uzc_want_req(&self->d, UBLK_IO_OP_WRITE, 4096);
+	ASSERT_GE(tag, 0);
+	back = uzc_xalloc(4096);
+	ASSERT_NE(NULL, back);
+	ret = pread(self->d.cdev_fd, back, 4096, uzc_pos(0, tag, 0));
+	EXPECT_EQ(-1, ret);
+	EXPECT_EQ(EACCES, errno);
+	ret = pwrite(self->d.cdev_fd, back, 4096, uzc_pos(0, tag, 0));
+	EXPECT_EQ(-1, ret);
+	EXPECT_EQ(EACCES, errno);
+	ASSERT_EQ(0, uzc_commit(&self->d, tag, 4096));
+	EXPECT_EQ(4096, uzc_io_wait(&io));
+	free(buf);
+	free(back);
+}
+
 /* closing the ring gives registered buffers back */
 TEST_F(rb, ring_exit_releases)
 {
