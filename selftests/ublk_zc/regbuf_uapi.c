@@ -35,6 +35,9 @@
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sched.h>
 
 #include "uzc_ring.h"
 #include "kselftest_harness.h"
@@ -1576,6 +1579,158 @@ TEST(auto_buf_reg_only_device)
 	close(fd);
 	free(buf);
 	free(back);
+}
+
+/*
+ * A user-copy read that holds a request across its automatic
+ * registration.  After a failed registration (no fallback) the tag's
+ * request reference is left at 1; the tag's next request is started
+ * before the daemon's task work re-initialises the count, and a pread()
+ * of it in that gap takes a reference (1 -> 2) that kref_init() and the
+ * store of 2 in ublk_auto_buf_reg() then wipe out.  The request completes
+ * at its commit while the pread() still copies from its pages, and the
+ * pread()'s put underflows the count.  Upstream refuses the pread()
+ * (-EACCES: no UBLK_F_USER_COPY), so nothing can take a reference there.
+ *
+ * Made deterministic with a SCHED_FIFO reader that shares the daemon's
+ * CPU (the daemon cannot run its task work until the reader sleeps) and
+ * whose destination is a MAP_SHARED page of a second ublk device, so the
+ * reader sleeps inside the copy until we serve that device's READ.
+ */
+struct uc_hold {
+	struct uzc_dev *d;
+	char *area;
+	volatile int got;
+	ssize_t ret;
+	int err;
+	void *wbuf;
+	volatile ssize_t wret;
+	volatile int wdone;
+};
+
+static void pin_self(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+}
+
+static void *uc_reader(void *arg)
+{
+	struct uc_hold *h = arg;
+	long spins;
+
+	pin_self(0);
+	/* a bounded number of tries: never starve the daemon for good */
+	for (spins = 0; spins < 200000; spins++) {
+		h->ret = pread(h->d->cdev_fd, h->area, 4096, uzc_pos(0, 0, 0));
+		h->err = errno;
+		if (h->ret >= 0 || h->err != EINVAL)
+			break;
+	}
+	h->got = 1;
+	return NULL;
+}
+
+static void *uc_writer(void *arg)
+{
+	struct uc_hold *h = arg;
+	int fd;
+
+	pin_self(1);
+	usleep(200000);
+	fd = open(h->d->bdev_path, O_RDWR | O_DIRECT);
+	h->wret = fd < 0 ? -errno : pwrite(fd, h->wbuf, 4096, 0);
+	if (fd >= 0)
+		close(fd);
+	h->wdone = 1;
+	return NULL;
+}
+
+TEST(auto_buf_reg_user_copy_holds_request)
+{
+	struct uzc_dev d = { .dev_id = -1 }, d2 = { .dev_id = -1 };
+	struct sched_param sp = { .sched_priority = 1 };
+	struct uc_hold h = { .d = &d };
+	pthread_t reader, writer;
+	pthread_attr_t attr;
+	int i, tag, tag2, fd2;
+	bool parked = false;
+	struct uzc_io io;
+	void *ubuf, *buf;
+
+	uzc_auto_buf_slots = 1;
+	uzc_auto_buf_flags = 0;
+	ASSERT_EQ(0, uzc_dev_create(&d, UBLK_F_AUTO_BUF_REG, 1, MAX_IO,
+				    DEV_SIZE, false));
+	ASSERT_EQ(0, uzc_dev_create(&d2, UBLK_F_AUTO_BUF_REG, 1, MAX_IO,
+				    DEV_SIZE, false));
+	/* 1: a request whose registration fails (slot 0 holds a user buffer) */
+	ubuf = uzc_xalloc(4096);
+	ASSERT_EQ(1, slot_set(&d.q, 0, ubuf, 4096));
+	START_WRITE(&d, &io, buf, 4096, 44, 0);
+	EXPECT_EQ(-ETIMEDOUT, uzc_next_req(&d, 500));
+	EXPECT_EQ(-EIO, uzc_io_wait(&io));
+	free(buf);
+	ASSERT_EQ(1, slot_set(&d.q, 0, NULL, 0));
+
+	/* 2: the reader copies into a page of d2 that is not read yet */
+	fd2 = open(d2.bdev_path, O_RDWR);
+	ASSERT_LE(0, fd2);
+	h.area = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd2, 0);
+	ASSERT_NE(MAP_FAILED, h.area);
+	madvise(h.area, 4096, MADV_RANDOM);
+	ASSERT_EQ(0, posix_memalign(&h.wbuf, 4096, 4096));
+	uzc_fill(h.wbuf, 4096, 45);
+
+	/* writer on CPU 1, daemon and FIFO reader on CPU 0 */
+	ASSERT_EQ(0, pthread_create(&writer, NULL, uc_writer, &h));
+	ASSERT_EQ(0, pthread_attr_init(&attr));
+	ASSERT_EQ(0, pthread_attr_setinheritsched(&attr,
+						  PTHREAD_EXPLICIT_SCHED));
+	ASSERT_EQ(0, pthread_attr_setschedpolicy(&attr, SCHED_FIFO));
+	ASSERT_EQ(0, pthread_attr_setschedparam(&attr, &sp));
+	pin_self(0);
+	ASSERT_EQ(0, pthread_create(&reader, &attr, uc_reader, &h));
+	/* we run again once the reader sleeps in d2's page (or gave up) */
+	pin_self(1);
+	tag2 = uzc_next_req(&d2, 3000);
+	if (tag2 >= 0) {
+		parked = true;
+	} else {
+		/* upstream: -EACCES, the request never had a user-copy user */
+		for (i = 0; i < 300 && !h.got; i++)
+			usleep(10000);
+		TH_LOG("pread: %zd errno %d", h.ret, h.err);
+		EXPECT_EQ(EACCES, h.err);
+	}
+
+	/* the WRITE arrives registered; commit it */
+	tag = uzc_next_req(&d, WAIT_MS);
+	ASSERT_EQ(0, tag);
+	ASSERT_EQ(0, uzc_commit(&d, tag, 4096));
+	if (parked) {
+		/* the pread still holds the request: it must not complete */
+		for (i = 0; i < 30 && !h.wdone; i++)
+			usleep(10000);
+		EXPECT_FALSE(h.wdone);
+		/* let the reader finish: serve d2's READ */
+		ASSERT_EQ(0, uzc_commit(&d2, tag2,
+					uzc_iod(&d2, tag2)->nr_sectors << 9));
+	}
+	pthread_join(reader, NULL);
+	pthread_join(writer, NULL);
+	EXPECT_EQ(4096, h.wret);
+	if (parked)
+		EXPECT_EQ(4096, h.ret);
+	munmap(h.area, 4096);
+	close(fd2);
+	EXPECT_EQ(0, uzc_dev_destroy(&d));
+	EXPECT_EQ(0, uzc_dev_destroy(&d2));
+	free(h.wbuf);
+	free(ubuf);
 }
 
 int main(int argc, char **argv)
