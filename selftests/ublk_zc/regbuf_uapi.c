@@ -1661,6 +1661,10 @@ TEST(auto_buf_reg_user_copy_holds_request)
 	struct uzc_io io;
 	void *ubuf, *buf;
 
+	/* on regbuf v2 this oopses and the guest cannot finish: opt in */
+	if (!getenv("REGBUF_RUN_CRASHERS"))
+		SKIP(return, "oopses regbuf v2 (review-regbuf2 finding 1); "
+		     "set REGBUF_RUN_CRASHERS=1");
 	uzc_auto_buf_slots = 1;
 	uzc_auto_buf_flags = 0;
 	ASSERT_EQ(0, uzc_dev_create(&d, UBLK_F_AUTO_BUF_REG, 1, MAX_IO,
