@@ -828,6 +828,51 @@ TEST_F(rb, user_copy_refused_without_flag)
 	free(back);
 }
 
+/*
+ * The daemon closes the ring that holds its FETCHes while it owns a
+ * request whose pages are registered in another of its rings: cancel
+ * aborts the queue and puts the request's dispatch reference.  A
+ * COMMIT_AND_FETCH of that tag through the other ring must not put it
+ * again: the registration still holds the request, which may complete
+ * only when the slot is emptied.  (Base 6.12 shares the double put for
+ * user copy; the registration makes the state easy to reach.)
+ */
+TEST_F(rb, commit_after_abort_keeps_registration)
+{
+	struct ublksrv_io_cmd *cmd;
+	struct io_uring_sqe *sqe;
+	struct uzc_io io;
+	int tag, cfd, res;
+	void *buf;
+
+	START_WRITE(&self->d, &io, buf, 4096, 46, 0);
+	tag = uzc_want_req(&self->d, UBLK_IO_OP_WRITE, 4096);
+	ASSERT_GE(tag, 0);
+	cfd = self->d.cdev_fd;
+	ASSERT_EQ(0, reg(&self->ring, cfd, tag, 0));
+
+	/* the queue ring goes: cancel aborts the queue */
+	io_uring_queue_exit(&self->d.q);
+	self->d.q_ready = false;
+	EXPECT_FALSE(uzc_io_done(&io, 500));
+
+	sqe = io_uring_get_sqe(&self->ring);
+	prep_buf_cmd(sqe, cfd, UBLK_U_IO_COMMIT_AND_FETCH_REQ, 0, tag, 0);
+	cmd = (struct ublksrv_io_cmd *)&sqe->addr3;
+	cmd->result = 4096;
+	sqe->user_data = UD_BUFCMD + 5;
+	res = io_uring_submit(&self->ring);
+	EXPECT_EQ(1, res);
+	/* still registered: the request must not have ended */
+	EXPECT_FALSE(uzc_io_done(&io, 300));
+	EXPECT_EQ(0, unreg(&self->ring, cfd, 0));
+	EXPECT_TRUE(uzc_io_done(&io, WAIT_MS));
+	EXPECT_EQ(-EIO, uzc_io_wait(&io));
+	io_uring_queue_exit(&self->ring);
+	self->ring_open = false;
+	free(buf);
+}
+
 /* closing the ring gives registered buffers back */
 TEST_F(rb, ring_exit_releases)
 {
