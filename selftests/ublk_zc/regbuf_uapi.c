@@ -726,7 +726,7 @@ TEST_F(rb, unregister_user_buffer_busy)
  * copy), so the UNREGISTER empties slot 1 and leaves slot 0 - and with it
  * the first request - registered for good.  Upstream copies at prep
  * (d6211ebbdaa5 "io_uring/uring_cmd: unconditionally copy SQEs at prep
- * time", 6.14, stable 6.13; not in 6.12.y).
+ * time", 6.14-rc; not in 6.12.y).
  */
 TEST_F(rb, linked_unregister_uses_its_own_sqe)
 {
