@@ -267,8 +267,8 @@ TEST_F(rb, register_errors)
 	ubuf = uzc_xalloc(4096);
 	ASSERT_EQ(1, slot_set(ring, 5, ubuf, 4096));
 	EXPECT_EQ(-EBUSY, reg(ring, cfd, tag, 5));
-	/* ... and UNREGISTER does not take it */
-	EXPECT_EQ(-EINVAL, unreg(ring, cfd, 5));
+	/* ... and UNREGISTER does not take it (upstream's errno: occupied) */
+	EXPECT_EQ(-EBUSY, unreg(ring, cfd, 5));
 
 	/* UNREGISTER: empty slot, past the end, twice */
 	EXPECT_EQ(-EINVAL, unreg(ring, cfd, 6));
@@ -1363,10 +1363,13 @@ TEST_F(ab, bad_auto_buf_reg)
 }
 
 /*
- * Registration fails (every slot holds a user buffer): without the
- * fallback flag the request fails and the server never sees it; with
- * it, the request arrives with UBLK_IO_F_NEED_REG_BUF and is served by
- * user copy.
+ * Registration fails (every slot the FETCHes name holds a user buffer):
+ * without the fallback flag the request fails and the server never sees
+ * it; with it, the request arrives with UBLK_IO_F_NEED_REG_BUF and is
+ * served as upstream's fallback server serves it: REGISTER_IO_BUF into a
+ * free slot of the queue ring (the device has UBLK_F_REG_IO_BUF too),
+ * READ_FIXED, UNREGISTER_IO_BUF.  User copy stays closed (-EACCES: no
+ * UBLK_F_USER_COPY).
  */
 TEST_F(ab, registration_fails)
 {
@@ -1374,7 +1377,7 @@ TEST_F(ab, registration_fails)
 	void *ubuf, *src, *dst;
 	struct iovec iov;
 	struct uzc_io io;
-	int i, tag;
+	int i, tag, fd;
 
 	ubuf = uzc_xalloc(4096);
 	for (i = 0; i < DEPTH; i++)
@@ -1393,11 +1396,21 @@ TEST_F(ab, registration_fails)
 		tag = uzc_want_req(d, UBLK_IO_OP_READ, 8192);
 		ASSERT_GE(tag, 0);
 		EXPECT_TRUE(uzc_iod(d, tag)->op_flags & UBLK_IO_F_NEED_REG_BUF);
-		/* the slot is not the request's */
-		EXPECT_EQ(-EINVAL,
+		/* the slot is not the request's: a user buffer, occupied */
+		EXPECT_EQ(-EBUSY,
 			  q_buf_cmd(d, UBLK_U_IO_UNREGISTER_IO_BUF, 0, tag));
-		EXPECT_EQ(8192, pwrite(d->cdev_fd, src, 8192,
-				       uzc_pos(0, tag, 0)));
+		EXPECT_EQ(-1, pwrite(d->cdev_fd, src, 8192,
+				     uzc_pos(0, tag, 0)));
+		EXPECT_EQ(EACCES, errno);
+		fd = uzc_tmpfile();
+		ASSERT_GE(fd, 0);
+		ASSERT_EQ(8192, pwrite(fd, src, 8192, 0));
+		ASSERT_EQ(0, q_buf_cmd(d, UBLK_U_IO_REGISTER_IO_BUF, tag,
+				       DEPTH));
+		EXPECT_EQ(8192, q_read_fixed(d, fd, DEPTH, 0, 8192, 0));
+		EXPECT_EQ(0, q_buf_cmd(d, UBLK_U_IO_UNREGISTER_IO_BUF, 0,
+				       DEPTH));
+		close(fd);
 		ASSERT_EQ(0, uzc_commit(d, tag, 8192));
 		EXPECT_EQ(8192, uzc_io_wait(&io));
 		EXPECT_EQ(0, uzc_cmp(src, dst, 8192));
@@ -1614,6 +1627,9 @@ TEST(auto_buf_reg_only_device)
 
 	EXPECT_EQ(-EINVAL, q_buf_cmd(&d, UBLK_U_IO_REGISTER_IO_BUF, tag,
 				     SLOTS - 1));
+	/* no UBLK_F_USER_COPY: no pread() on the char device either */
+	EXPECT_EQ(-1, pread(d.cdev_fd, back, 4096, uzc_pos(0, tag, 0)));
+	EXPECT_EQ(EACCES, errno);
 	EXPECT_EQ(0, q_buf_cmd(&d, UBLK_U_IO_UNREGISTER_IO_BUF, 0, tag));
 	EXPECT_EQ(-EFAULT, q_write_fixed(&d, fd, tag, 0, 4096, 0));
 	/* given back before the commit: completes at commit */
@@ -1628,14 +1644,19 @@ TEST(auto_buf_reg_only_device)
 
 /*
  * A user-copy read that holds a request across its automatic
- * registration.  After a failed registration (no fallback) the tag's
- * request reference is left at 1; the tag's next request is started
- * before the daemon's task work re-initialises the count, and a pread()
- * of it in that gap takes a reference (1 -> 2) that kref_init() and the
- * store of 2 in ublk_auto_buf_reg() then wipe out.  The request completes
- * at its commit while the pread() still copies from its pages, and the
- * pread()'s put underflows the count.  Upstream refuses the pread()
- * (-EACCES: no UBLK_F_USER_COPY), so nothing can take a reference there.
+ * registration, on a UBLK_F_USER_COPY | UBLK_F_AUTO_BUF_REG device (the
+ * only kind where pread() on the char device and automatic registration
+ * meet: without UBLK_F_USER_COPY the pread() is refused, -EACCES, see
+ * rb.user_copy_refused_without_flag).  On regbuf v2 a failed registration
+ * (no fallback) left the tag's request count at 1; the tag's next request
+ * is started before the daemon's task work sets the count, and a pread()
+ * of it in that gap took a reference (1 -> 2) that the store of 2 at the
+ * registration then wiped out: the request completed at its commit while
+ * the pread() still copied from its pages (oops), and the pread()'s put
+ * underflowed the count.  A request that is not handed over must keep a
+ * count of zero: the pread() then finds nothing to take (-EINVAL) until
+ * the hand-over, and a pread() after it holds the request past the
+ * commit.
  *
  * Made deterministic with a SCHED_FIFO reader that shares the daemon's
  * CPU (the daemon cannot run its task work until the reader sleeps) and
@@ -1706,14 +1727,11 @@ TEST(auto_buf_reg_user_copy_holds_request)
 	struct uzc_io io;
 	void *ubuf, *buf;
 
-	/* on regbuf v2 this oopses and the guest cannot finish: opt in */
-	if (!getenv("REGBUF_RUN_CRASHERS"))
-		SKIP(return, "oopses regbuf v2 (review-regbuf2 finding 1); "
-		     "set REGBUF_RUN_CRASHERS=1");
 	uzc_auto_buf_slots = 1;
 	uzc_auto_buf_flags = 0;
-	ASSERT_EQ(0, uzc_dev_create(&d, UBLK_F_AUTO_BUF_REG, 1, MAX_IO,
-				    DEV_SIZE, false));
+	ASSERT_EQ(0, uzc_dev_create(&d, UBLK_F_AUTO_BUF_REG | UBLK_F_USER_COPY,
+				    1, MAX_IO, DEV_SIZE, false));
+	ASSERT_TRUE(d.flags & UBLK_F_USER_COPY);
 	ASSERT_EQ(0, uzc_dev_create(&d2, UBLK_F_AUTO_BUF_REG, 1, MAX_IO,
 				    DEV_SIZE, false));
 	/* 1: a request whose registration fails (slot 0 holds a user buffer) */
@@ -1749,11 +1767,12 @@ TEST(auto_buf_reg_user_copy_holds_request)
 	if (tag2 >= 0) {
 		parked = true;
 	} else {
-		/* upstream: -EACCES, the request never had a user-copy user */
+		/* the reader gave up: never a reference before the hand-over */
 		for (i = 0; i < 300 && !h.got; i++)
 			usleep(10000);
 		TH_LOG("pread: %zd errno %d", h.ret, h.err);
-		EXPECT_EQ(EACCES, h.err);
+		EXPECT_EQ(-1, h.ret);
+		EXPECT_EQ(EINVAL, h.err);
 	}
 
 	/* the WRITE arrives registered; commit it */
