@@ -841,6 +841,8 @@ TEST_F(rb, user_copy_refused_without_flag)
  */
 TEST_F(rb, commit_after_abort_keeps_registration)
 {
+	struct __kernel_timespec ts = { .tv_sec = WAIT_MS / 1000 };
+	struct io_uring_cqe *cqe;
 	struct ublksrv_io_cmd *cmd;
 	struct io_uring_sqe *sqe;
 	struct uzc_io io;
@@ -865,6 +867,15 @@ TEST_F(rb, commit_after_abort_keeps_registration)
 	sqe->user_data = UD_BUFCMD + 5;
 	res = io_uring_submit(&self->ring);
 	EXPECT_EQ(1, res);
+	/*
+	 * Refused at once (-EINVAL, as for a tag the server does not own):
+	 * abort has decided the request's end.  Reap the CQE here, or the
+	 * UNREGISTER below would read it as its own.
+	 */
+	ASSERT_EQ(0, io_uring_wait_cqe_timeout(&self->ring, &cqe, &ts));
+	EXPECT_EQ(UD_BUFCMD + 5, cqe->user_data);
+	EXPECT_EQ(-EINVAL, cqe->res);
+	io_uring_cqe_seen(&self->ring, cqe);
 	/* still registered: the request must not have ended */
 	EXPECT_FALSE(uzc_io_done(&io, 300));
 	EXPECT_EQ(0, unreg(&self->ring, cfd, 0));
