@@ -565,6 +565,352 @@ TEST_F_TIMEOUT(al, ring_exit_before_commit, 60)
 	free(buf);
 }
 
+/* --- review of v6: the cases below were added by a hostile read --- */
+
+/*
+ * Kernel reports: a refcount WARN does not fail a system call, so a case
+ * that provokes one watches /dev/kmsg from a point on.
+ */
+static int kmsg_open(void)
+{
+	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
+
+	if (fd >= 0)
+		lseek(fd, 0, SEEK_END);
+	return fd;
+}
+
+/* the first report logged since kmsg_open() (copied to @line), or false */
+static bool kmsg_report(int fd, char *line, size_t len)
+{
+	static const char *const what[] = {
+		"WARNING:", "refcount_t:", "BUG:", "KASAN", "underflow",
+	};
+	char rec[4096];
+	bool seen = false;
+	unsigned int i;
+	ssize_t n;
+
+	if (len > sizeof(rec))
+		len = sizeof(rec);
+
+	if (fd < 0)
+		return false;
+	for (;;) {
+		n = read(fd, rec, sizeof(rec) - 1);
+		if (n < 0 && errno == EPIPE)
+			continue;
+		if (n <= 0)
+			break;
+		rec[n] = 0;
+		for (i = 0; !seen && i < sizeof(what) / sizeof(what[0]); i++) {
+			if (strstr(rec, what[i])) {
+				rec[len - 1] = 0;
+				memcpy(line, rec, len);
+				seen = true;
+			}
+		}
+	}
+	return seen;
+}
+
+/*
+ * Start WRITE @io (4 KiB at @off) and wait until it is handed over on the
+ * queue ring, not to tag @other_tag, whose command sits on @ring2: a WRITE
+ * that lands there is committed on @ring2 (it is lent there) and another
+ * one is tried.  Its tag, or -errno.
+ */
+static int write_on_queue_ring(struct uzc_dev *d, struct io_uring *ring2,
+			       int other_tag, struct uzc_io *io, void *buf,
+			       off_t off)
+{
+	struct __kernel_timespec ts = { .tv_nsec = 300 * 1000000LL };
+	struct iovec iov = { buf, 4096 };
+	struct io_uring_cqe *cqe;
+	struct io_uring_sqe *sqe;
+	int try, ret;
+
+	for (try = 0; try < 8; try++) {
+		ret = uzc_io_start(d, io, UZC_WRITE, &iov, 1, off);
+		if (ret)
+			return ret;
+		if (io_uring_wait_cqe_timeout(ring2, &cqe, &ts) == -ETIME)
+			return uzc_want_req(d, UBLK_IO_OP_WRITE, 4096);
+		io_uring_cqe_seen(ring2, cqe);
+		sqe = io_uring_get_sqe(ring2);
+		prep_io_cmd(sqe, d->cdev_fd, UBLK_U_IO_COMMIT_AND_FETCH_REQ,
+			    other_tag, 4096, other_tag);
+		sqe->user_data = UD_CMD;
+		if (io_uring_submit(ring2) != 1)
+			return -EIO;
+		if (uzc_io_wait(io) != 4096)
+			return -EIO;
+	}
+	return -EAGAIN;
+}
+
+/*
+ * Finding 1.  A queue's commands on two rings, which per-tag hand-over
+ * exists for: one tag's COMMIT_AND_FETCH went through ring2, and the
+ * server holds another request, lent in the queue ring.  ring2 closes:
+ * its exit work cancels the FETCH parked there and ublk aborts the whole
+ * queue, putting the held request's dispatch reference (the loan keeps
+ * the request).  The server, alive, commits the held request as usual:
+ * the commit empties the slot, the loan's release puts the last reference
+ * and fails the request, and ublk_commit_completion() then puts the
+ * dispatch reference a second time: refcount_t underflow.
+ */
+TEST_F_TIMEOUT(al, commit_after_queue_abort, 60)
+{
+	struct uzc_dev *d = &self->d;
+	struct io_uring_sqe *sqe;
+	struct io_uring ring2;
+	struct uzc_io io1, io2;
+	void *buf1, *buf2;
+	char line[512];
+	int a, b, kfd;
+
+	ASSERT_EQ(0, io_uring_queue_init(8, &ring2, 0));
+	ASSERT_EQ(0, io_uring_register_buffers_sparse(&ring2, SLOTS));
+	/* tag a: committed through ring2, its next FETCH parks there */
+	START_WRITE(d, &io1, buf1, 4096, 40, 0);
+	a = uzc_want_req(d, UBLK_IO_OP_WRITE, 4096);
+	ASSERT_GE(a, 0);
+	sqe = io_uring_get_sqe(&ring2);
+	prep_io_cmd(sqe, d->cdev_fd, UBLK_U_IO_COMMIT_AND_FETCH_REQ, a, 4096,
+		    a);
+	sqe->user_data = UD_CMD;
+	ASSERT_EQ(1, io_uring_submit(&ring2));
+	EXPECT_TRUE(uzc_cq_quiet(&ring2, 200));
+	ASSERT_EQ(0, q_buf_remove(d, a));
+	ASSERT_EQ(4096, uzc_io_wait(&io1));
+
+	/* tag b: handed over on the queue ring, lent, the server's */
+	buf2 = uzc_xalloc(4096);
+	ASSERT_NE(NULL, buf2);
+	uzc_fill(buf2, 4096, 41);
+	b = write_on_queue_ring(d, &ring2, a, &io2, buf2, 65536);
+	ASSERT_GE(b, 0);
+	ASSERT_NE(a, b);
+
+	kfd = kmsg_open();
+	/* ring2's exit cancels tag a's FETCH: the queue is aborted */
+	io_uring_queue_exit(&ring2);
+	EXPECT_FALSE(uzc_io_done(&io2, 500));
+	ASSERT_EQ(0, uzc_commit(d, b, 4096));
+	EXPECT_TRUE(uzc_io_done(&io2, WAIT_MS));
+	if (io2.done)
+		EXPECT_EQ(-EIO, uzc_io_wait(&io2));
+	usleep(200000);
+	EXPECT_FALSE(kmsg_report(kfd, line, sizeof(line)))
+		TH_LOG("kernel: %s", line);
+	if (kfd >= 0)
+		close(kfd);
+	uzc_queue_close(d);
+	EXPECT_TRUE(uzc_deleted_within(d, UZC_DEADLINE_MS));
+	free(buf1);
+	free(buf2);
+}
+
+/*
+ * A READ filled short and committed whole: the rest comes back as a new
+ * request, lent again at hand-over (offset 0 of the slot is the rest's
+ * first byte), and the reader gets every byte.
+ */
+TEST_F(al, short_fill_rest_lent_again)
+{
+	struct uzc_dev *d = &self->d;
+	struct iovec iov;
+	struct uzc_io io;
+	void *src, *dst;
+	int tag, fd;
+
+	src = uzc_xalloc(8192);
+	dst = uzc_xalloc(8192);
+	uzc_fill(src, 8192, 42);
+	fd = uzc_tmpfile();
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(8192, pwrite(fd, src, 8192, 0));
+	iov.iov_base = dst;
+	iov.iov_len = 8192;
+	ASSERT_EQ(0, uzc_io_start(d, &io, UZC_READ, &iov, 1, 1 << 20));
+	tag = uzc_want_req(d, UBLK_IO_OP_READ, 8192);
+	ASSERT_GE(tag, 0);
+	EXPECT_EQ(4096, q_read_fixed(d, fd, tag, 0, 4096, 0));
+	ASSERT_EQ(0, uzc_commit(d, tag, 8192));
+	tag = uzc_want_req(d, UBLK_IO_OP_READ, 4096);
+	ASSERT_GE(tag, 0);
+	EXPECT_EQ(((1 << 20) + 4096) >> 9, uzc_iod(d, tag)->start_sector);
+	EXPECT_EQ(4096, q_read_fixed(d, fd, tag, 0, 4096, 4096));
+	ASSERT_EQ(0, uzc_commit(d, tag, 4096));
+	EXPECT_EQ(8192, uzc_io_wait(&io));
+	EXPECT_EQ(0, uzc_cmp(src, dst, 8192));
+	close(fd);
+	free(src);
+	free(dst);
+}
+
+/*
+ * The table goes away under the parked FETCHes: a request fails (-EIO)
+ * without being handed over and the commands stay; a new table makes the
+ * next request arrive lent again.
+ */
+TEST_F(al, table_unregistered_then_registered)
+{
+	struct uzc_dev *d = &self->d;
+	struct uzc_io io;
+	struct iovec iov;
+	void *buf, *dst;
+	int tag, fd;
+
+	ASSERT_EQ(0, io_uring_unregister_buffers(&d->q));
+	dst = uzc_xalloc(4096);
+	iov.iov_base = dst;
+	iov.iov_len = 4096;
+	ASSERT_EQ(0, uzc_io_start(d, &io, UZC_READ, &iov, 1, 1 << 20));
+	EXPECT_EQ(-ETIMEDOUT, uzc_next_req(d, 500));
+	EXPECT_TRUE(uzc_io_done(&io, WAIT_MS));
+	EXPECT_EQ(-EIO, uzc_io_wait(&io));
+
+	ASSERT_EQ(0, io_uring_register_buffers_sparse(&d->q, SLOTS));
+	fd = uzc_tmpfile();
+	ASSERT_GE(fd, 0);
+	START_WRITE(d, &io, buf, 4096, 43, 0);
+	tag = uzc_want_req(d, UBLK_IO_OP_WRITE, 4096);
+	ASSERT_GE(tag, 0);
+	EXPECT_EQ(4096, q_write_fixed(d, fd, tag, 0, 4096, 0));
+	ASSERT_EQ(0, uzc_commit(d, tag, 4096));
+	EXPECT_EQ(4096, uzc_io_wait(&io));
+	close(fd);
+	free(buf);
+	free(dst);
+}
+
+/*
+ * DISCARD and WRITE_ZEROES carry no pages: handed over, not lent (the slot
+ * stays empty, SPLICE_FROM says -ENODATA), committed with 0; the next
+ * WRITE on the same slots is lent as usual.
+ */
+TEST(discard_write_zeroes_not_lent)
+{
+	static const struct {
+		enum uzc_io_op op;
+		unsigned int ublk_op;
+	} c[] = {
+		{ UZC_DISCARD, UBLK_IO_OP_DISCARD },
+		{ UZC_WRITE_ZEROES, UBLK_IO_OP_WRITE_ZEROES },
+	};
+	struct uzc_dev d = { .dev_id = -1 };
+	struct iovec iov = { .iov_len = 65536 };
+	struct uzc_io io;
+	void *buf;
+	int i, tag, ret, fd;
+
+	uzc_auto_buf_slots = SLOTS;
+	uzc_auto_buf_flags = 0;
+	uzc_discard_sectors = 65536 >> 9;
+	ret = uzc_dev_create(&d, AL_FLAGS, DEPTH, UZC_ZC_MAX_IO,
+			     UZC_ZC_DEV_SIZE, false);
+	uzc_discard_sectors = 0;
+	ASSERT_EQ(0, ret);
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(0, uzc_io_start(&d, &io, c[i].op, &iov, 1, 1 << 20));
+		tag = uzc_next_req(&d, WAIT_MS);
+		ASSERT_GE(tag, 0);
+		EXPECT_EQ(c[i].ublk_op, ublksrv_get_op(uzc_iod(&d, tag)));
+		EXPECT_EQ(-ENOENT, q_buf_remove(&d, tag));
+		EXPECT_EQ(-ENODATA, q_splice_from(&d, tag, 0, 4096, SLOTS - 1));
+		ASSERT_EQ(0, uzc_commit(&d, tag, 0));
+		EXPECT_EQ(0, uzc_io_wait(&io));
+	}
+	fd = uzc_tmpfile();
+	ASSERT_GE(fd, 0);
+	START_WRITE(&d, &io, buf, 4096, 44, 0);
+	tag = uzc_want_req(&d, UBLK_IO_OP_WRITE, 4096);
+	ASSERT_GE(tag, 0);
+	EXPECT_EQ(4096, q_write_fixed(&d, fd, tag, 0, 4096, 0));
+	ASSERT_EQ(0, uzc_commit(&d, tag, 4096));
+	EXPECT_EQ(4096, uzc_io_wait(&io));
+	close(fd);
+	free(buf);
+	EXPECT_EQ(0, uzc_dev_destroy(&d));
+}
+
+/*
+ * A COMMIT_AND_FETCH linked behind its leg (parked on a full pipe) is
+ * issued after io_uring_enter() returned, when the server has reused its
+ * SQ entries (here with NOPs whose unused fields hold junk, as any later
+ * SQE may): the slot in sqe->addr and the ublk command must come from the
+ * SQE as submitted.  6.12 copies a uring_cmd's SQE only when it goes
+ * async, so a linked command reads the reused entry at issue.
+ */
+TEST_F_TIMEOUT(al, linked_commit_reads_its_own_sqe, 60)
+{
+	struct uzc_dev *d = &self->d;
+	struct ublksrv_io_cmd *junk;
+	struct io_uring_sqe *sqe;
+	struct io_uring_cqe *cqe;
+	char drain[8192];
+	struct uzc_io io;
+	int tag, p[2], i, res;
+	__u64 ud;
+	void *buf;
+
+	ASSERT_EQ(0, full_pipe(p));
+	START_WRITE(d, &io, buf, 4096, 45, 0);
+	tag = uzc_want_req(d, UBLK_IO_OP_WRITE, 4096);
+	ASSERT_GE(tag, 0);
+	sqe = io_uring_get_sqe(&d->q);
+	io_uring_prep_write_fixed(sqe, p[1], NULL, 4096, 0, tag);
+	sqe->flags |= IOSQE_IO_LINK;
+	sqe->user_data = UD_LEG;
+	sqe = io_uring_get_sqe(&d->q);
+	prep_io_cmd(sqe, d->cdev_fd, UBLK_U_IO_COMMIT_AND_FETCH_REQ, tag, 4096,
+		    tag);
+	sqe->user_data = UZC_UD_IO | tag;
+	ASSERT_EQ(2, io_uring_submit(&d->q));
+	d->nr_active++;
+	/* every SQ entry reused: NOPs with junk where a ublk command is */
+	for (i = 0; i < (int)d->q.sq.ring_entries; i++) {
+		sqe = io_uring_get_sqe(&d->q);
+		ASSERT_NE(NULL, sqe);
+		io_uring_prep_nop(sqe);
+		sqe->addr = 0xdead0000;
+		junk = (struct ublksrv_io_cmd *)&sqe->addr3;
+		junk->q_id = 0;
+		junk->tag = 0xffff;
+		junk->result = -1;
+		EXPECT_EQ(0, q_one(d, sqe, 0x9000 + i));
+	}
+	/* the leg completes, then its linked commit is issued */
+	EXPECT_EQ(4096, read(p[0], drain, 4096));
+	/* the leg's CQE, and none of the commit (it waits to fetch) */
+	for (i = 0; i < 2; i++) {
+		struct __kernel_timespec ts = { .tv_nsec = 500 * 1000000LL };
+
+		if (io_uring_wait_cqe_timeout(&d->q, &cqe, &ts))
+			break;
+		ud = cqe->user_data;
+		res = cqe->res;
+		io_uring_cqe_seen(&d->q, cqe);
+		if (ud == UD_LEG) {
+			EXPECT_EQ(4096, res);
+			continue;
+		}
+		/* the commit read the NOP: commit again so the write ends */
+		EXPECT_EQ(UZC_UD_IO | tag, ud);
+		EXPECT_EQ(0, 1) TH_LOG("linked commit answered %d", res);
+		d->nr_active--;
+		ASSERT_EQ(0, uzc_commit(d, tag, 4096));
+	}
+	EXPECT_TRUE(uzc_io_done(&io, WAIT_MS));
+	if (io.done)
+		EXPECT_EQ(4096, uzc_io_wait(&io));
+	close(p[0]);
+	close(p[1]);
+	free(buf);
+}
+
 /* --- the command's errno paths, on a device that is not started --- */
 
 /* FETCH of tag 0 on @ring naming @sqe_addr: its res, or -ETIMEDOUT if queued */
@@ -721,6 +1067,48 @@ TEST_F_TIMEOUT(dd, daemon_killed, 90)
 		waitpid(s->holder, &status, WNOHANG);
 		s->holder = 0;
 	}
+}
+
+/*
+ * UBLK_F_USER_RECOVERY_REISSUE: the daemon dies with the WRITE auto-lent
+ * (and a leg parked, and the ring held by a child): the WRITE is requeued,
+ * and a new daemon that fetches naming slots gets it lent again, byte for
+ * byte, and completes it.
+ */
+TEST_F_TIMEOUT(dd, recovered_daemon_gets_it_lent, 90)
+{
+	const __u64 flags = AL_FLAGS | UBLK_F_USER_RECOVERY |
+			    UBLK_F_USER_RECOVERY_REISSUE;
+	struct uzc_srv *s = &self->s;
+	void *back;
+	int tag, fd, status;
+
+	ASSERT_EQ(0, uzc_srv_start(s, flags, 2, srv_autolend, variant->mode,
+				   8192));
+	uzc_srv_kill(s);
+	EXPECT_FALSE(uzc_io_done(&s->io, 1000));
+	ASSERT_EQ(0, uzc_dev_recover(&s->d));
+	tag = uzc_want_req(&s->d, UBLK_IO_OP_WRITE, 8192);
+	ASSERT_GE(tag, 0);
+	fd = uzc_tmpfile();
+	ASSERT_GE(fd, 0);
+	back = uzc_xalloc(8192);
+	ASSERT_NE(NULL, back);
+	EXPECT_EQ(8192, q_write_fixed(&s->d, fd, tag, 0, 8192, 0));
+	EXPECT_EQ(8192, pread(fd, back, 8192, 0));
+	EXPECT_EQ(0, uzc_cmp(s->buf, back, 8192));
+	ASSERT_EQ(0, uzc_commit(&s->d, tag, 8192));
+	EXPECT_TRUE(uzc_io_done(&s->io, UZC_DEADLINE_MS));
+	if (s->io.done)
+		EXPECT_EQ(8192, uzc_io_wait(&s->io));
+	EXPECT_EQ(0, uzc_dev_destroy(&s->d));
+	if (s->holder > 0) {
+		kill(s->holder, SIGKILL);
+		waitpid(s->holder, &status, 0);
+		s->holder = 0;
+	}
+	close(fd);
+	free(back);
 }
 
 int main(int argc, char **argv)
