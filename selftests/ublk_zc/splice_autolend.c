@@ -842,7 +842,9 @@ TEST(discard_write_zeroes_not_lent)
  * SQ entries (here with NOPs whose unused fields hold junk, as any later
  * SQE may): the slot in sqe->addr and the ublk command must come from the
  * SQE as submitted.  6.12 copies a uring_cmd's SQE only when it goes
- * async, so a linked command reads the reused entry at issue.
+ * async, so a linked command reads the reused entry at issue.  The NOPs
+ * carry the very same ublk command and only reserved bits in sqe->addr:
+ * a commit that fails with -EINVAL read its slot from a NOP.
  */
 TEST_F_TIMEOUT(al, linked_commit_reads_its_own_sqe, 60)
 {
@@ -875,11 +877,15 @@ TEST_F_TIMEOUT(al, linked_commit_reads_its_own_sqe, 60)
 		sqe = io_uring_get_sqe(&d->q);
 		ASSERT_NE(NULL, sqe);
 		io_uring_prep_nop(sqe);
-		sqe->addr = 0xdead0000;
+		/*
+		 * the same ublk command, but reserved slot bits: a commit
+		 * that fails now read its slot from this SQE, not its own
+		 */
+		sqe->addr = 1ULL << 40 | tag;
 		junk = (struct ublksrv_io_cmd *)&sqe->addr3;
 		junk->q_id = 0;
-		junk->tag = 0xffff;
-		junk->result = -1;
+		junk->tag = tag;
+		junk->result = 4096;
 		EXPECT_EQ(0, q_one(d, sqe, 0x9000 + i));
 	}
 	/* the leg completes, then its linked commit is issued */
@@ -908,6 +914,100 @@ TEST_F_TIMEOUT(al, linked_commit_reads_its_own_sqe, 60)
 		EXPECT_EQ(4096, uzc_io_wait(&io));
 	close(p[0]);
 	close(p[1]);
+	free(buf);
+}
+
+/*
+ * A buffers update puts a user buffer over the auto-lent slot: the loan
+ * goes at once (the request, still the server's, no longer waits for
+ * it), the slot holds the user buffer, and the commit leaves it there.
+ */
+TEST_F(al, update_over_lent_slot)
+{
+	struct uzc_dev *d = &self->d;
+	struct uzc_io io;
+	void *buf, *ubuf, *back;
+	int tag, fd;
+
+	ubuf = uzc_xalloc(4096);
+	back = uzc_xalloc(4096);
+	memset(ubuf, 'u', 4096);
+	fd = uzc_tmpfile();
+	ASSERT_GE(fd, 0);
+	START_WRITE(d, &io, buf, 8192, 46, 0);
+	tag = uzc_want_req(d, UBLK_IO_OP_WRITE, 8192);
+	ASSERT_GE(tag, 0);
+	ASSERT_EQ(1, slot_set(&d->q, tag, ubuf, 4096));
+	/* the slot is the user buffer now (addr is a user address again) */
+	EXPECT_EQ(4096, q_write_fixed(d, fd, tag, (uintptr_t)ubuf, 4096, 0));
+	EXPECT_EQ(4096, pread(fd, back, 4096, 0));
+	EXPECT_EQ(0, uzc_cmp(ubuf, back, 4096));
+	/* the request can be lent again: the update released the loan */
+	EXPECT_EQ(4096, q_splice_from(d, tag, 0, 4096, SLOTS - 1));
+	EXPECT_EQ(0, q_buf_remove(d, SLOTS - 1));
+	ASSERT_EQ(0, uzc_commit(d, tag, 8192));
+	EXPECT_EQ(8192, uzc_io_wait(&io));
+	EXPECT_EQ(-EPERM, q_buf_remove(d, tag));
+	ASSERT_EQ(1, slot_set(&d->q, tag, NULL, 0));
+	close(fd);
+	free(buf);
+	free(ubuf);
+	free(back);
+}
+
+/* STOP_DEV from a child; returns its pid (exit 0 if STOP succeeded) */
+static pid_t stop_in_child(struct uzc_dev *d)
+{
+	pid_t pid = fork();
+	int fd;
+
+	if (pid)
+		return pid;
+	fd = open("/dev/null", O_WRONLY);
+	if (fd >= 0) {
+		dup2(fd, STDOUT_FILENO);
+		dup2(fd, STDERR_FILENO);
+	}
+	for (fd = 3; fd < 1024; fd++)
+		if (fd != d->ctrl_fd && fd != d->ctrl.ring_fd)
+			close(fd);
+	_exit(uzc_ctrl_cmd(d, UBLK_U_CMD_STOP_DEV, 0, NULL, 0) ? 1 : 0);
+}
+
+/*
+ * STOP_DEV while the server holds a request lent: the stop waits for it
+ * (del_gendisk), the server commits it, the commit empties the slot, the
+ * request completes and the stop and the delete finish.
+ */
+TEST_F_TIMEOUT(al, stop_dev_while_lent, 60)
+{
+	struct uzc_dev *d = &self->d;
+	struct uzc_io io;
+	int tag, status, waited;
+	void *buf;
+	pid_t pid;
+
+	START_WRITE(d, &io, buf, 4096, 47, 0);
+	tag = uzc_want_req(d, UBLK_IO_OP_WRITE, 4096);
+	ASSERT_GE(tag, 0);
+	pid = stop_in_child(d);
+	ASSERT_GT(pid, 0);
+	EXPECT_EQ(0, waitpid(pid, &status, WNOHANG));
+	EXPECT_FALSE(uzc_io_done(&io, 300));
+	ASSERT_EQ(0, uzc_commit(d, tag, 4096));
+	EXPECT_TRUE(uzc_io_done(&io, WAIT_MS));
+	if (io.done)
+		EXPECT_EQ(4096, uzc_io_wait(&io));
+	for (waited = 0; waited < UZC_DEADLINE_MS; waited += 20) {
+		if (waitpid(pid, &status, WNOHANG) == pid)
+			break;
+		usleep(20000);
+	}
+	EXPECT_LT(waited, UZC_DEADLINE_MS);
+	if (waited >= UZC_DEADLINE_MS)
+		kill(pid, SIGKILL);
+	uzc_queue_close(d);
+	EXPECT_TRUE(uzc_deleted_within(d, UZC_DEADLINE_MS));
 	free(buf);
 }
 
