@@ -615,38 +615,49 @@ static bool kmsg_report(int fd, char *line, size_t len)
 }
 
 /*
- * Start WRITE @io (4 KiB at @off) and wait until it is handed over on the
- * queue ring, not to tag @other_tag, whose command sits on @ring2: a WRITE
- * that lands there is committed on @ring2 (it is lent there) and another
- * one is tried.  Its tag, or -errno.
+ * Start WRITE @io (4 KiB of @buf at @off) and wait until a request is
+ * handed over on the queue ring, not to tag @other_tag, whose command sits
+ * on @ring2: if the WRITE lands there, it is held (so that the tag is busy)
+ * until a second WRITE, @io2, has come on the queue ring; then it is
+ * committed on @ring2 (where it is lent), which parks the tag's command
+ * there again.  Returns the queue ring's tag and sets *@which to the
+ * uzc_io it belongs to, or -errno.
  */
 static int write_on_queue_ring(struct uzc_dev *d, struct io_uring *ring2,
-			       int other_tag, struct uzc_io *io, void *buf,
-			       off_t off)
+			       int other_tag, struct uzc_io *io,
+			       struct uzc_io *io2, void *buf, off_t off,
+			       struct uzc_io **which)
 {
 	struct __kernel_timespec ts = { .tv_nsec = 300 * 1000000LL };
 	struct iovec iov = { buf, 4096 };
 	struct io_uring_cqe *cqe;
 	struct io_uring_sqe *sqe;
-	int try, ret;
+	int ret, tag;
 
-	for (try = 0; try < 8; try++) {
-		ret = uzc_io_start(d, io, UZC_WRITE, &iov, 1, off);
-		if (ret)
-			return ret;
-		if (io_uring_wait_cqe_timeout(ring2, &cqe, &ts) == -ETIME)
-			return uzc_want_req(d, UBLK_IO_OP_WRITE, 4096);
-		io_uring_cqe_seen(ring2, cqe);
-		sqe = io_uring_get_sqe(ring2);
-		prep_io_cmd(sqe, d->cdev_fd, UBLK_U_IO_COMMIT_AND_FETCH_REQ,
-			    other_tag, 4096, other_tag);
-		sqe->user_data = UD_CMD;
-		if (io_uring_submit(ring2) != 1)
-			return -EIO;
-		if (uzc_io_wait(io) != 4096)
-			return -EIO;
-	}
-	return -EAGAIN;
+	*which = io;
+	ret = uzc_io_start(d, io, UZC_WRITE, &iov, 1, off);
+	if (ret)
+		return ret;
+	if (io_uring_wait_cqe_timeout(ring2, &cqe, &ts) == -ETIME)
+		return uzc_want_req(d, UBLK_IO_OP_WRITE, 4096);
+	io_uring_cqe_seen(ring2, cqe);
+	/* tag @other_tag is busy now: this one goes to the queue ring */
+	*which = io2;
+	ret = uzc_io_start(d, io2, UZC_WRITE, &iov, 1, off + 4096);
+	if (ret)
+		return ret;
+	tag = uzc_want_req(d, UBLK_IO_OP_WRITE, 4096);
+	if (tag < 0)
+		return tag;
+	sqe = io_uring_get_sqe(ring2);
+	prep_io_cmd(sqe, d->cdev_fd, UBLK_U_IO_COMMIT_AND_FETCH_REQ, other_tag,
+		    4096, other_tag);
+	sqe->user_data = UD_CMD;
+	if (io_uring_submit(ring2) != 1)
+		return -EIO;
+	if (uzc_io_wait(io) != 4096)
+		return -EIO;
+	return tag;
 }
 
 /*
@@ -665,7 +676,7 @@ TEST_F_TIMEOUT(al, commit_after_queue_abort, 60)
 	struct uzc_dev *d = &self->d;
 	struct io_uring_sqe *sqe;
 	struct io_uring ring2;
-	struct uzc_io io1, io2;
+	struct uzc_io io1, io2, io3, *held;
 	void *buf1, *buf2;
 	char line[512];
 	int a, b, kfd;
@@ -689,18 +700,18 @@ TEST_F_TIMEOUT(al, commit_after_queue_abort, 60)
 	buf2 = uzc_xalloc(4096);
 	ASSERT_NE(NULL, buf2);
 	uzc_fill(buf2, 4096, 41);
-	b = write_on_queue_ring(d, &ring2, a, &io2, buf2, 65536);
+	b = write_on_queue_ring(d, &ring2, a, &io2, &io3, buf2, 65536, &held);
 	ASSERT_GE(b, 0);
 	ASSERT_NE(a, b);
 
 	kfd = kmsg_open();
 	/* ring2's exit cancels tag a's FETCH: the queue is aborted */
 	io_uring_queue_exit(&ring2);
-	EXPECT_FALSE(uzc_io_done(&io2, 500));
+	EXPECT_FALSE(uzc_io_done(held, 500));
 	ASSERT_EQ(0, uzc_commit(d, b, 4096));
-	EXPECT_TRUE(uzc_io_done(&io2, WAIT_MS));
-	if (io2.done)
-		EXPECT_EQ(-EIO, uzc_io_wait(&io2));
+	EXPECT_TRUE(uzc_io_done(held, WAIT_MS));
+	if (held->done)
+		EXPECT_EQ(-EIO, uzc_io_wait(held));
 	usleep(200000);
 	EXPECT_FALSE(kmsg_report(kfd, line, sizeof(line)))
 		TH_LOG("kernel: %s", line);
@@ -968,9 +979,10 @@ static pid_t stop_in_child(struct uzc_dev *d)
 		dup2(fd, STDOUT_FILENO);
 		dup2(fd, STDERR_FILENO);
 	}
+	/* a ring of its own: the parent's ring state is the parent's */
 	for (fd = 3; fd < 1024; fd++)
-		if (fd != d->ctrl_fd && fd != d->ctrl.ring_fd)
-			close(fd);
+		close(fd);
+	d->ctrl_ready = false;
 	_exit(uzc_ctrl_cmd(d, UBLK_U_CMD_STOP_DEV, 0, NULL, 0) ? 1 : 0);
 }
 
