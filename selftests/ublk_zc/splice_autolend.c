@@ -677,9 +677,9 @@ TEST_F_TIMEOUT(al, commit_after_queue_abort, 60)
 	struct io_uring_sqe *sqe;
 	struct io_uring ring2;
 	struct uzc_io io1, io2, io3, *held;
-	void *buf1, *buf2;
+	void *buf1, *buf2, *back;
 	char line[512];
-	int a, b, kfd;
+	int a, b, kfd, fd;
 
 	ASSERT_EQ(0, io_uring_queue_init(8, &ring2, 0));
 	ASSERT_EQ(0, io_uring_register_buffers_sparse(&ring2, SLOTS));
@@ -708,6 +708,16 @@ TEST_F_TIMEOUT(al, commit_after_queue_abort, 60)
 	/* ring2's exit cancels tag a's FETCH: the queue is aborted */
 	io_uring_queue_exit(&ring2);
 	EXPECT_FALSE(uzc_io_done(held, 500));
+	/* aborted, not completed: the lent pages still hold its data */
+	fd = uzc_tmpfile();
+	ASSERT_GE(fd, 0);
+	back = uzc_xalloc(4096);
+	ASSERT_NE(NULL, back);
+	EXPECT_EQ(4096, q_write_fixed(d, fd, b, 0, 4096, 0));
+	EXPECT_EQ(4096, pread(fd, back, 4096, 0));
+	EXPECT_EQ(0, uzc_cmp(buf2, back, 4096));
+	close(fd);
+	free(back);
 	ASSERT_EQ(0, uzc_commit(d, b, 4096));
 	EXPECT_TRUE(uzc_io_done(held, WAIT_MS));
 	if (held->done)
@@ -1021,6 +1031,52 @@ TEST_F_TIMEOUT(al, stop_dev_while_lent, 60)
 	uzc_queue_close(d);
 	EXPECT_TRUE(uzc_deleted_within(d, UZC_DEADLINE_MS));
 	free(buf);
+}
+
+/*
+ * IORING_UNREGISTER_BUFFERS with a request lent: the loan goes at once,
+ * the request stays the server's; its commit (no table to empty any more)
+ * completes it, and the next request, with no table, fails (-EIO).
+ */
+TEST_F(al, unregister_while_lent)
+{
+	struct uzc_dev *d = &self->d;
+	struct uzc_io io;
+	void *buf;
+	int tag;
+
+	START_WRITE(d, &io, buf, 4096, 48, 0);
+	tag = uzc_want_req(d, UBLK_IO_OP_WRITE, 4096);
+	ASSERT_GE(tag, 0);
+	ASSERT_EQ(0, io_uring_unregister_buffers(&d->q));
+	EXPECT_FALSE(uzc_io_done(&io, 200));
+	ASSERT_EQ(0, uzc_commit(d, tag, 4096));
+	EXPECT_TRUE(uzc_io_done(&io, WAIT_MS));
+	if (io.done)
+		EXPECT_EQ(4096, uzc_io_wait(&io));
+	free(buf);
+	START_WRITE(d, &io, buf, 4096, 49, 0);
+	EXPECT_EQ(-ETIMEDOUT, uzc_next_req(d, 500));
+	EXPECT_TRUE(uzc_io_done(&io, WAIT_MS));
+	if (io.done)
+		EXPECT_EQ(-EIO, uzc_io_wait(&io));
+	free(buf);
+}
+
+/*
+ * UBLK_F_NEED_GET_DATA goes with user copy, so with auto lending: ADD_DEV
+ * drops it, and the NEED_GET_DATA command cannot re-deliver (and re-lend)
+ * a request the server holds.
+ */
+TEST(need_get_data_dropped)
+{
+	struct uzc_dev d = { .dev_id = -1 };
+
+	ASSERT_EQ(0, uzc_dev_add(&d, AL_FLAGS | UBLK_F_NEED_GET_DATA, 2, 65536,
+				 1 << 20, false));
+	EXPECT_TRUE(d.flags & UBLK_F_AUTO_LEND);
+	EXPECT_FALSE(d.flags & UBLK_F_NEED_GET_DATA);
+	EXPECT_EQ(0, uzc_dev_del(&d));
 }
 
 /* --- the command's errno paths, on a device that is not started --- */
