@@ -16,7 +16,12 @@
  *    refilled itself, a commit through another ring, FLUSH not lent, fill
  *    accounting of READs;
  *  - ring exit and daemon death with an auto-lent request, also with the
- *    ring held by another process.
+ *    ring held by another process;
+ *  - from a hostile review of v6: a commit after another ring's exit
+ *    aborted the queue (refcount underflow), a linked COMMIT_AND_FETCH
+ *    whose SQ entry was reused before it was issued, and what holds: the
+ *    rest of a short-filled READ, DISCARD/WRITE_ZEROES, unregister and
+ *    update over a lent slot, STOP_DEV while lent, recovery (REISSUE).
  *
  * The test process is the ublk server (one queue, slot = tag); block I/O
  * comes from a helper thread.  Exit 4 (skip) when the kernel lacks the
@@ -661,7 +666,7 @@ static int write_on_queue_ring(struct uzc_dev *d, struct io_uring *ring2,
 }
 
 /*
- * Finding 1.  A queue's commands on two rings, which per-tag hand-over
+ * A queue's commands on two rings, which per-tag hand-over
  * exists for: one tag's COMMIT_AND_FETCH went through ring2, and the
  * server holds another request, lent in the queue ring.  ring2 closes:
  * its exit work cancels the FETCH parked there and ublk aborts the whole
@@ -1034,16 +1039,25 @@ TEST_F_TIMEOUT(al, stop_dev_while_lent, 60)
 }
 
 /*
- * IORING_UNREGISTER_BUFFERS with a request lent: the loan goes at once,
- * the request stays the server's; its commit (no table to empty any more)
- * completes it, and the next request, with no table, fails (-EIO).
+ * IORING_UNREGISTER_BUFFERS with a request lent (a server that shrinks or
+ * rebuilds its table: 6.12 cannot resize one): the loan goes at once, the
+ * request stays the server's, which has served it and commits it.  The
+ * commit's slot is for the tag's next request, and the ring has no table,
+ * so the COMMIT_AND_FETCH fails (-ENXIO) and "changes nothing": the served
+ * request cannot be completed on this ring until a table is registered
+ * again; without one it ends with -EIO when the daemon or the ring goes.
+ * Expected here: the commit completes what was served.
  */
 TEST_F(al, unregister_while_lent)
 {
+	struct __kernel_timespec ts = { .tv_nsec = 500 * 1000000LL };
 	struct uzc_dev *d = &self->d;
+	struct io_uring_cqe *cqe;
 	struct uzc_io io;
+	int tag, res = 0;
+	bool answered;
+	__u64 ud = 0;
 	void *buf;
-	int tag;
 
 	START_WRITE(d, &io, buf, 4096, 48, 0);
 	tag = uzc_want_req(d, UBLK_IO_OP_WRITE, 4096);
@@ -1051,15 +1065,24 @@ TEST_F(al, unregister_while_lent)
 	ASSERT_EQ(0, io_uring_unregister_buffers(&d->q));
 	EXPECT_FALSE(uzc_io_done(&io, 200));
 	ASSERT_EQ(0, uzc_commit(d, tag, 4096));
+	answered = !io_uring_wait_cqe_timeout(&d->q, &cqe, &ts);
+	if (answered) {
+		ud = cqe->user_data;
+		res = cqe->res;
+		io_uring_cqe_seen(&d->q, cqe);
+		d->nr_active--;
+	}
+	EXPECT_FALSE(answered)
+		TH_LOG("commit of a served request refused: ud %llx res %d",
+		       (unsigned long long)ud, res);
+	if (answered) {
+		/* what the server must do instead: a table, then commit */
+		ASSERT_EQ(0, io_uring_register_buffers_sparse(&d->q, SLOTS));
+		ASSERT_EQ(0, uzc_commit(d, tag, 4096));
+	}
 	EXPECT_TRUE(uzc_io_done(&io, WAIT_MS));
 	if (io.done)
 		EXPECT_EQ(4096, uzc_io_wait(&io));
-	free(buf);
-	START_WRITE(d, &io, buf, 4096, 49, 0);
-	EXPECT_EQ(-ETIMEDOUT, uzc_next_req(d, 500));
-	EXPECT_TRUE(uzc_io_done(&io, WAIT_MS));
-	if (io.done)
-		EXPECT_EQ(-EIO, uzc_io_wait(&io));
 	free(buf);
 }
 
