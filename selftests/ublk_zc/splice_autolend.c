@@ -7,10 +7,12 @@
  * the COMMIT_AND_FETCH that completes it empties the slot, as
  * IORING_OP_BUF_REMOVE would.
  *
- *  - errno paths: a slot beyond the table (-ERANGE), no table (-ENXIO),
- *    reserved bits (-EINVAL) fail the command and change nothing; an
- *    occupied slot at delivery fails the request (-EIO) without handing
- *    it over; a device without zero copy cannot have the flag (-EINVAL);
+ *  - errno paths: reserved bits (-EINVAL) fail the command and change
+ *    nothing; a FETCH naming a slot beyond the table (-ERANGE) or on a
+ *    ring without one (-ENXIO) fails; a COMMIT_AND_FETCH naming such a
+ *    slot still completes its request, and the next one fails at delivery
+ *    (-EIO), as does one whose slot is occupied, without being handed
+ *    over; a device without zero copy cannot have the flag (-EINVAL);
  *  - lend at fetch, release at commit: direction, -EALREADY/-EBUSY while
  *    lent, the commit with a leg in flight, a slot the server emptied or
  *    refilled itself, a commit through another ring, FLUSH not lent, fill
@@ -146,6 +148,31 @@ static int q_commit_addr(struct uzc_dev *d, int tag, int res, __u64 sqe_addr)
 	prep_io_cmd(sqe, d->cdev_fd, UBLK_U_IO_COMMIT_AND_FETCH_REQ, tag, res,
 		    sqe_addr);
 	return q_one(d, sqe, UD_CMD);
+}
+
+/*
+ * The answer to the COMMIT_AND_FETCH of @tag just sent by uzc_commit(), or
+ * -ETIMEDOUT if the command is queued (other ublk completions are dropped).
+ */
+static int commit_answer(struct uzc_dev *d, int tag, int ms)
+{
+	struct __kernel_timespec ts = { .tv_sec = ms / 1000,
+					.tv_nsec = (ms % 1000) * 1000000LL };
+	struct io_uring_cqe *cqe;
+	__u64 ud;
+	int res;
+
+	for (;;) {
+		if (io_uring_wait_cqe_timeout(&d->q, &cqe, &ts))
+			return -ETIMEDOUT;
+		ud = cqe->user_data;
+		res = cqe->res;
+		io_uring_cqe_seen(&d->q, cqe);
+		if (ud & UZC_UD_IO)
+			d->nr_active--;
+		if (ud == (UZC_UD_IO | tag))
+			return res;
+	}
 }
 
 /* put a user buffer into @slot of @ring (sparse table), or empty it */
@@ -385,16 +412,14 @@ TEST_F(al, commit_leaves_other_slots)
 }
 
 /*
- * A slot beyond the table or reserved bits in sqe->addr fail the
- * COMMIT_AND_FETCH, which changes nothing: the request is still lent and
- * the server's.
+ * Reserved bits in sqe->addr fail the COMMIT_AND_FETCH, which changes
+ * nothing: the request is still lent and the server's.
  */
 TEST_F(al, bad_slot_fails_commit)
 {
 	static const struct { __u64 addr; int err; } bad[] = {
-		{ SLOTS, -ERANGE },
-		{ UBLK_AUTO_LEND_SLOT_MASK, -ERANGE },
 		{ 1ULL << 16, -EINVAL },
+		{ 1ULL << 40, -EINVAL },
 		{ 1ULL << 63, -EINVAL },
 	};
 	struct uzc_dev *d = &self->d;
@@ -417,6 +442,73 @@ TEST_F(al, bad_slot_fails_commit)
 	EXPECT_EQ(4096, uzc_io_wait(&io));
 	close(fd);
 	free(buf);
+}
+
+/*
+ * The slot a COMMIT_AND_FETCH names is for the tag's next request: one
+ * beyond the table does not keep the request it commits from completing
+ * (v6 refused the commit with -ERANGE).  Here every tag's command names
+ * slot SLOTS, so the next request fails at delivery (-EIO, never handed
+ * over), as when the table is gone; once a table has that slot, the next
+ * request is lent there and its commit empties it.
+ */
+TEST_F(al, commit_slot_beyond_table)
+{
+	struct uzc_dev *d = &self->d;
+	struct uzc_io io[DEPTH], nio;
+	void *buf[DEPTH], *nbuf, *back;
+	struct io_uring_sqe *sqe;
+	int i, tag[DEPTH], t, fd;
+
+	for (i = 0; i < DEPTH; i++) {
+		START_WRITE(d, &io[i], buf[i], 4096, 60 + i, i * 65536);
+		tag[i] = uzc_want_req(d, UBLK_IO_OP_WRITE, 4096);
+		ASSERT_GE(tag[i], 0);
+	}
+	for (i = 0; i < DEPTH; i++) {
+		sqe = io_uring_get_sqe(&d->q);
+		prep_io_cmd(sqe, d->cdev_fd, UBLK_U_IO_COMMIT_AND_FETCH_REQ,
+			    tag[i], 4096, SLOTS);
+		sqe->user_data = UZC_UD_IO | tag[i];
+		ASSERT_EQ(1, io_uring_submit(&d->q));
+		d->nr_active++;
+	}
+	for (i = 0; i < DEPTH; i++) {
+		EXPECT_TRUE(uzc_io_done(&io[i], WAIT_MS));
+		if (!io[i].done) {
+			/* refused (v6): commit with a good slot so the case ends */
+			ASSERT_EQ(0, uzc_commit(d, tag[i], 4096));
+		}
+		EXPECT_EQ(4096, uzc_io_wait(&io[i]));
+		free(buf[i]);
+	}
+	if (_metadata->exit_code)
+		return;
+
+	START_WRITE(d, &nio, nbuf, 4096, 70, 8 * 65536);
+	EXPECT_EQ(-ETIMEDOUT, uzc_next_req(d, 500));
+	EXPECT_TRUE(uzc_io_done(&nio, WAIT_MS));
+	EXPECT_EQ(-EIO, uzc_io_wait(&nio));
+	free(nbuf);
+
+	ASSERT_EQ(0, io_uring_unregister_buffers(&d->q));
+	ASSERT_EQ(0, io_uring_register_buffers_sparse(&d->q, SLOTS + 1));
+	START_WRITE(d, &nio, nbuf, 4096, 71, 9 * 65536);
+	t = uzc_want_req(d, UBLK_IO_OP_WRITE, 4096);
+	ASSERT_GE(t, 0);
+	fd = uzc_tmpfile();
+	ASSERT_GE(fd, 0);
+	back = uzc_xalloc(4096);
+	ASSERT_NE(NULL, back);
+	EXPECT_EQ(4096, q_write_fixed(d, fd, SLOTS, 0, 4096, 0));
+	EXPECT_EQ(4096, pread(fd, back, 4096, 0));
+	EXPECT_EQ(0, uzc_cmp(nbuf, back, 4096));
+	ASSERT_EQ(0, uzc_commit(d, t, 4096));
+	EXPECT_EQ(4096, uzc_io_wait(&nio));
+	EXPECT_EQ(-ENOENT, q_buf_remove(d, SLOTS));
+	close(fd);
+	free(back);
+	free(nbuf);
 }
 
 /*
@@ -674,7 +766,8 @@ static int write_on_queue_ring(struct uzc_dev *d, struct io_uring *ring2,
  * the request).  The server, alive, commits the held request as usual:
  * the commit empties the slot, the loan's release puts the last reference
  * and fails the request, and ublk_commit_completion() then puts the
- * dispatch reference a second time: refcount_t underflow.
+ * dispatch reference a second time: refcount_t underflow (v6).  Expected:
+ * the commit empties the slot and answers -EINVAL, without a second put.
  */
 TEST_F_TIMEOUT(al, commit_after_queue_abort, 60)
 {
@@ -724,6 +817,8 @@ TEST_F_TIMEOUT(al, commit_after_queue_abort, 60)
 	close(fd);
 	free(back);
 	ASSERT_EQ(0, uzc_commit(d, b, 4096));
+	/* the tag is not the server's any more: refused, not queued again */
+	EXPECT_EQ(-EINVAL, commit_answer(d, b, 1000));
 	EXPECT_TRUE(uzc_io_done(held, WAIT_MS));
 	if (held->done)
 		EXPECT_EQ(-EIO, uzc_io_wait(held));
@@ -1043,10 +1138,11 @@ TEST_F_TIMEOUT(al, stop_dev_while_lent, 60)
  * rebuilds its table: 6.12 cannot resize one): the loan goes at once, the
  * request stays the server's, which has served it and commits it.  The
  * commit's slot is for the tag's next request, and the ring has no table,
- * so the COMMIT_AND_FETCH fails (-ENXIO) and "changes nothing": the served
- * request cannot be completed on this ring until a table is registered
- * again; without one it ends with -EIO when the daemon or the ring goes.
- * Expected here: the commit completes what was served.
+ * and v6 refused the COMMIT_AND_FETCH (-ENXIO, "changes nothing"): the
+ * served request could not be completed on this ring until a table was
+ * registered again, and without one it ended with -EIO when the daemon or
+ * the ring went.  Expected: the commit completes what was served (its
+ * command stays queued; the next request would fail at delivery).
  */
 TEST_F(al, unregister_while_lent)
 {
