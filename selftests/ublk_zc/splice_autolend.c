@@ -452,7 +452,7 @@ TEST_F(al, bad_slot_fails_commit)
  * over), as when the table is gone; once a table has that slot, the next
  * request is lent there and its commit empties it.
  */
-TEST_F(al, commit_slot_beyond_table)
+TEST_F_TIMEOUT(al, commit_slot_beyond_table, 90)
 {
 	struct uzc_dev *d = &self->d;
 	struct uzc_io io[DEPTH], nio;
