@@ -7,16 +7,23 @@
  * the COMMIT_AND_FETCH that completes it empties the slot, as
  * IORING_OP_BUF_REMOVE would.
  *
- *  - errno paths: a slot beyond the table (-ERANGE), no table (-ENXIO),
- *    reserved bits (-EINVAL) fail the command and change nothing; an
- *    occupied slot at delivery fails the request (-EIO) without handing
- *    it over; a device without zero copy cannot have the flag (-EINVAL);
+ *  - errno paths: reserved bits (-EINVAL) fail the command and change
+ *    nothing; a FETCH naming a slot beyond the table (-ERANGE) or on a
+ *    ring without one (-ENXIO) fails; a COMMIT_AND_FETCH naming such a
+ *    slot still completes its request, and the next one fails at delivery
+ *    (-EIO), as does one whose slot is occupied, without being handed
+ *    over; a device without zero copy cannot have the flag (-EINVAL);
  *  - lend at fetch, release at commit: direction, -EALREADY/-EBUSY while
  *    lent, the commit with a leg in flight, a slot the server emptied or
  *    refilled itself, a commit through another ring, FLUSH not lent, fill
  *    accounting of READs;
  *  - ring exit and daemon death with an auto-lent request, also with the
- *    ring held by another process.
+ *    ring held by another process;
+ *  - from a hostile review of v6: a commit after another ring's exit
+ *    aborted the queue (refcount underflow), a linked COMMIT_AND_FETCH
+ *    whose SQ entry was reused before it was issued, and what holds: the
+ *    rest of a short-filled READ, DISCARD/WRITE_ZEROES, unregister and
+ *    update over a lent slot, STOP_DEV while lent, recovery (REISSUE).
  *
  * The test process is the ublk server (one queue, slot = tag); block I/O
  * comes from a helper thread.  Exit 4 (skip) when the kernel lacks the
@@ -141,6 +148,31 @@ static int q_commit_addr(struct uzc_dev *d, int tag, int res, __u64 sqe_addr)
 	prep_io_cmd(sqe, d->cdev_fd, UBLK_U_IO_COMMIT_AND_FETCH_REQ, tag, res,
 		    sqe_addr);
 	return q_one(d, sqe, UD_CMD);
+}
+
+/*
+ * The answer to the COMMIT_AND_FETCH of @tag just sent by uzc_commit(), or
+ * -ETIMEDOUT if the command is queued (other ublk completions are dropped).
+ */
+static int commit_answer(struct uzc_dev *d, int tag, int ms)
+{
+	struct __kernel_timespec ts = { .tv_sec = ms / 1000,
+					.tv_nsec = (ms % 1000) * 1000000LL };
+	struct io_uring_cqe *cqe;
+	__u64 ud;
+	int res;
+
+	for (;;) {
+		if (io_uring_wait_cqe_timeout(&d->q, &cqe, &ts))
+			return -ETIMEDOUT;
+		ud = cqe->user_data;
+		res = cqe->res;
+		io_uring_cqe_seen(&d->q, cqe);
+		if (ud & UZC_UD_IO)
+			d->nr_active--;
+		if (ud == (UZC_UD_IO | tag))
+			return res;
+	}
 }
 
 /* put a user buffer into @slot of @ring (sparse table), or empty it */
@@ -380,16 +412,14 @@ TEST_F(al, commit_leaves_other_slots)
 }
 
 /*
- * A slot beyond the table or reserved bits in sqe->addr fail the
- * COMMIT_AND_FETCH, which changes nothing: the request is still lent and
- * the server's.
+ * Reserved bits in sqe->addr fail the COMMIT_AND_FETCH, which changes
+ * nothing: the request is still lent and the server's.
  */
 TEST_F(al, bad_slot_fails_commit)
 {
 	static const struct { __u64 addr; int err; } bad[] = {
-		{ SLOTS, -ERANGE },
-		{ UBLK_AUTO_LEND_SLOT_MASK, -ERANGE },
 		{ 1ULL << 16, -EINVAL },
+		{ 1ULL << 40, -EINVAL },
 		{ 1ULL << 63, -EINVAL },
 	};
 	struct uzc_dev *d = &self->d;
@@ -412,6 +442,73 @@ TEST_F(al, bad_slot_fails_commit)
 	EXPECT_EQ(4096, uzc_io_wait(&io));
 	close(fd);
 	free(buf);
+}
+
+/*
+ * The slot a COMMIT_AND_FETCH names is for the tag's next request: one
+ * beyond the table does not keep the request it commits from completing
+ * (v6 refused the commit with -ERANGE).  Here every tag's command names
+ * slot SLOTS, so the next request fails at delivery (-EIO, never handed
+ * over), as when the table is gone; once a table has that slot, the next
+ * request is lent there and its commit empties it.
+ */
+TEST_F_TIMEOUT(al, commit_slot_beyond_table, 90)
+{
+	struct uzc_dev *d = &self->d;
+	struct uzc_io io[DEPTH], nio;
+	void *buf[DEPTH], *nbuf, *back;
+	struct io_uring_sqe *sqe;
+	int i, tag[DEPTH], t, fd;
+
+	for (i = 0; i < DEPTH; i++) {
+		START_WRITE(d, &io[i], buf[i], 4096, 60 + i, i * 65536);
+		tag[i] = uzc_want_req(d, UBLK_IO_OP_WRITE, 4096);
+		ASSERT_GE(tag[i], 0);
+	}
+	for (i = 0; i < DEPTH; i++) {
+		sqe = io_uring_get_sqe(&d->q);
+		prep_io_cmd(sqe, d->cdev_fd, UBLK_U_IO_COMMIT_AND_FETCH_REQ,
+			    tag[i], 4096, SLOTS);
+		sqe->user_data = UZC_UD_IO | tag[i];
+		ASSERT_EQ(1, io_uring_submit(&d->q));
+		d->nr_active++;
+	}
+	for (i = 0; i < DEPTH; i++) {
+		EXPECT_TRUE(uzc_io_done(&io[i], WAIT_MS));
+		if (!io[i].done) {
+			/* refused (v6): commit with a good slot so the case ends */
+			ASSERT_EQ(0, uzc_commit(d, tag[i], 4096));
+		}
+		EXPECT_EQ(4096, uzc_io_wait(&io[i]));
+		free(buf[i]);
+	}
+	if (_metadata->exit_code)
+		return;
+
+	START_WRITE(d, &nio, nbuf, 4096, 70, 8 * 65536);
+	EXPECT_EQ(-ETIMEDOUT, uzc_next_req(d, 500));
+	EXPECT_TRUE(uzc_io_done(&nio, WAIT_MS));
+	EXPECT_EQ(-EIO, uzc_io_wait(&nio));
+	free(nbuf);
+
+	ASSERT_EQ(0, io_uring_unregister_buffers(&d->q));
+	ASSERT_EQ(0, io_uring_register_buffers_sparse(&d->q, SLOTS + 1));
+	START_WRITE(d, &nio, nbuf, 4096, 71, 9 * 65536);
+	t = uzc_want_req(d, UBLK_IO_OP_WRITE, 4096);
+	ASSERT_GE(t, 0);
+	fd = uzc_tmpfile();
+	ASSERT_GE(fd, 0);
+	back = uzc_xalloc(4096);
+	ASSERT_NE(NULL, back);
+	EXPECT_EQ(4096, q_write_fixed(d, fd, SLOTS, 0, 4096, 0));
+	EXPECT_EQ(4096, pread(fd, back, 4096, 0));
+	EXPECT_EQ(0, uzc_cmp(nbuf, back, 4096));
+	ASSERT_EQ(0, uzc_commit(d, t, 4096));
+	EXPECT_EQ(4096, uzc_io_wait(&nio));
+	EXPECT_EQ(-ENOENT, q_buf_remove(d, SLOTS));
+	close(fd);
+	free(back);
+	free(nbuf);
 }
 
 /*
@@ -563,6 +660,542 @@ TEST_F_TIMEOUT(al, ring_exit_before_commit, 60)
 		EXPECT_EQ(-EIO, uzc_io_wait(&io));
 	EXPECT_TRUE(uzc_deleted_within(d, UZC_DEADLINE_MS));
 	free(buf);
+}
+
+/* --- review of v6: the cases below were added by a hostile read --- */
+
+/*
+ * Kernel reports: a refcount WARN does not fail a system call, so a case
+ * that provokes one watches /dev/kmsg from a point on.
+ */
+static int kmsg_open(void)
+{
+	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
+
+	if (fd >= 0)
+		lseek(fd, 0, SEEK_END);
+	return fd;
+}
+
+/* the first report logged since kmsg_open() (copied to @line), or false */
+static bool kmsg_report(int fd, char *line, size_t len)
+{
+	static const char *const what[] = {
+		"WARNING:", "refcount_t:", "BUG:", "KASAN", "underflow",
+	};
+	char rec[4096];
+	bool seen = false;
+	unsigned int i;
+	ssize_t n;
+
+	if (len > sizeof(rec))
+		len = sizeof(rec);
+
+	if (fd < 0)
+		return false;
+	for (;;) {
+		n = read(fd, rec, sizeof(rec) - 1);
+		if (n < 0 && errno == EPIPE)
+			continue;
+		if (n <= 0)
+			break;
+		rec[n] = 0;
+		for (i = 0; !seen && i < sizeof(what) / sizeof(what[0]); i++) {
+			if (strstr(rec, what[i])) {
+				rec[len - 1] = 0;
+				memcpy(line, rec, len);
+				seen = true;
+			}
+		}
+	}
+	return seen;
+}
+
+/*
+ * Start WRITE @io (4 KiB of @buf at @off) and wait until a request is
+ * handed over on the queue ring, not to tag @other_tag, whose command sits
+ * on @ring2: if the WRITE lands there, it is held (so that the tag is busy)
+ * until a second WRITE, @io2, has come on the queue ring; then it is
+ * committed on @ring2 (where it is lent), which parks the tag's command
+ * there again.  Returns the queue ring's tag and sets *@which to the
+ * uzc_io it belongs to, or -errno.
+ */
+static int write_on_queue_ring(struct uzc_dev *d, struct io_uring *ring2,
+			       int other_tag, struct uzc_io *io,
+			       struct uzc_io *io2, void *buf, off_t off,
+			       struct uzc_io **which)
+{
+	struct __kernel_timespec ts = { .tv_nsec = 300 * 1000000LL };
+	struct iovec iov = { buf, 4096 };
+	struct io_uring_cqe *cqe;
+	struct io_uring_sqe *sqe;
+	int ret, tag;
+
+	*which = io;
+	ret = uzc_io_start(d, io, UZC_WRITE, &iov, 1, off);
+	if (ret)
+		return ret;
+	if (io_uring_wait_cqe_timeout(ring2, &cqe, &ts) == -ETIME)
+		return uzc_want_req(d, UBLK_IO_OP_WRITE, 4096);
+	io_uring_cqe_seen(ring2, cqe);
+	/* tag @other_tag is busy now: this one goes to the queue ring */
+	*which = io2;
+	ret = uzc_io_start(d, io2, UZC_WRITE, &iov, 1, off + 4096);
+	if (ret)
+		return ret;
+	tag = uzc_want_req(d, UBLK_IO_OP_WRITE, 4096);
+	if (tag < 0)
+		return tag;
+	sqe = io_uring_get_sqe(ring2);
+	prep_io_cmd(sqe, d->cdev_fd, UBLK_U_IO_COMMIT_AND_FETCH_REQ, other_tag,
+		    4096, other_tag);
+	sqe->user_data = UD_CMD;
+	if (io_uring_submit(ring2) != 1)
+		return -EIO;
+	if (uzc_io_wait(io) != 4096)
+		return -EIO;
+	return tag;
+}
+
+/*
+ * A queue's commands on two rings, which per-tag hand-over
+ * exists for: one tag's COMMIT_AND_FETCH went through ring2, and the
+ * server holds another request, lent in the queue ring.  ring2 closes:
+ * its exit work cancels the FETCH parked there and ublk aborts the whole
+ * queue, putting the held request's dispatch reference (the loan keeps
+ * the request).  The server, alive, commits the held request as usual:
+ * the commit empties the slot, the loan's release puts the last reference
+ * and fails the request, and ublk_commit_completion() then puts the
+ * dispatch reference a second time: refcount_t underflow (v6).  Expected:
+ * the commit empties the slot and answers -EINVAL, without a second put.
+ */
+TEST_F_TIMEOUT(al, commit_after_queue_abort, 60)
+{
+	struct uzc_dev *d = &self->d;
+	struct io_uring_sqe *sqe;
+	struct io_uring ring2;
+	struct uzc_io io1, io2, io3, *held;
+	void *buf1, *buf2, *back;
+	char line[512];
+	int a, b, kfd, fd;
+
+	ASSERT_EQ(0, io_uring_queue_init(8, &ring2, 0));
+	ASSERT_EQ(0, io_uring_register_buffers_sparse(&ring2, SLOTS));
+	/* tag a: committed through ring2, its next FETCH parks there */
+	START_WRITE(d, &io1, buf1, 4096, 40, 0);
+	a = uzc_want_req(d, UBLK_IO_OP_WRITE, 4096);
+	ASSERT_GE(a, 0);
+	sqe = io_uring_get_sqe(&ring2);
+	prep_io_cmd(sqe, d->cdev_fd, UBLK_U_IO_COMMIT_AND_FETCH_REQ, a, 4096,
+		    a);
+	sqe->user_data = UD_CMD;
+	ASSERT_EQ(1, io_uring_submit(&ring2));
+	EXPECT_TRUE(uzc_cq_quiet(&ring2, 200));
+	ASSERT_EQ(0, q_buf_remove(d, a));
+	ASSERT_EQ(4096, uzc_io_wait(&io1));
+
+	/* tag b: handed over on the queue ring, lent, the server's */
+	buf2 = uzc_xalloc(4096);
+	ASSERT_NE(NULL, buf2);
+	uzc_fill(buf2, 4096, 41);
+	b = write_on_queue_ring(d, &ring2, a, &io2, &io3, buf2, 65536, &held);
+	ASSERT_GE(b, 0);
+	ASSERT_NE(a, b);
+
+	kfd = kmsg_open();
+	/* ring2's exit cancels tag a's FETCH: the queue is aborted */
+	io_uring_queue_exit(&ring2);
+	EXPECT_FALSE(uzc_io_done(held, 500));
+	/* aborted, not completed: the lent pages still hold its data */
+	fd = uzc_tmpfile();
+	ASSERT_GE(fd, 0);
+	back = uzc_xalloc(4096);
+	ASSERT_NE(NULL, back);
+	EXPECT_EQ(4096, q_write_fixed(d, fd, b, 0, 4096, 0));
+	EXPECT_EQ(4096, pread(fd, back, 4096, 0));
+	EXPECT_EQ(0, uzc_cmp(buf2, back, 4096));
+	close(fd);
+	free(back);
+	ASSERT_EQ(0, uzc_commit(d, b, 4096));
+	/* the tag is not the server's any more: refused, not queued again */
+	EXPECT_EQ(-EINVAL, commit_answer(d, b, 1000));
+	EXPECT_TRUE(uzc_io_done(held, WAIT_MS));
+	if (held->done)
+		EXPECT_EQ(-EIO, uzc_io_wait(held));
+	usleep(200000);
+	EXPECT_FALSE(kmsg_report(kfd, line, sizeof(line)))
+		TH_LOG("kernel: %s", line);
+	if (kfd >= 0)
+		close(kfd);
+	uzc_queue_close(d);
+	EXPECT_TRUE(uzc_deleted_within(d, UZC_DEADLINE_MS));
+	free(buf1);
+	free(buf2);
+}
+
+/*
+ * A READ filled short and committed whole: the rest comes back as a new
+ * request, lent again at hand-over (offset 0 of the slot is the rest's
+ * first byte), and the reader gets every byte.
+ */
+TEST_F(al, short_fill_rest_lent_again)
+{
+	struct uzc_dev *d = &self->d;
+	struct iovec iov;
+	struct uzc_io io;
+	void *src, *dst;
+	int tag, fd;
+
+	src = uzc_xalloc(8192);
+	dst = uzc_xalloc(8192);
+	uzc_fill(src, 8192, 42);
+	fd = uzc_tmpfile();
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(8192, pwrite(fd, src, 8192, 0));
+	iov.iov_base = dst;
+	iov.iov_len = 8192;
+	ASSERT_EQ(0, uzc_io_start(d, &io, UZC_READ, &iov, 1, 1 << 20));
+	tag = uzc_want_req(d, UBLK_IO_OP_READ, 8192);
+	ASSERT_GE(tag, 0);
+	EXPECT_EQ(4096, q_read_fixed(d, fd, tag, 0, 4096, 0));
+	ASSERT_EQ(0, uzc_commit(d, tag, 8192));
+	tag = uzc_want_req(d, UBLK_IO_OP_READ, 4096);
+	ASSERT_GE(tag, 0);
+	EXPECT_EQ(((1 << 20) + 4096) >> 9, uzc_iod(d, tag)->start_sector);
+	EXPECT_EQ(4096, q_read_fixed(d, fd, tag, 0, 4096, 4096));
+	ASSERT_EQ(0, uzc_commit(d, tag, 4096));
+	EXPECT_EQ(8192, uzc_io_wait(&io));
+	EXPECT_EQ(0, uzc_cmp(src, dst, 8192));
+	close(fd);
+	free(src);
+	free(dst);
+}
+
+/*
+ * The table goes away under the parked FETCHes: a request fails (-EIO)
+ * without being handed over and the commands stay; a new table makes the
+ * next request arrive lent again.
+ */
+TEST_F(al, table_unregistered_then_registered)
+{
+	struct uzc_dev *d = &self->d;
+	struct uzc_io io;
+	struct iovec iov;
+	void *buf, *dst;
+	int tag, fd;
+
+	ASSERT_EQ(0, io_uring_unregister_buffers(&d->q));
+	dst = uzc_xalloc(4096);
+	iov.iov_base = dst;
+	iov.iov_len = 4096;
+	ASSERT_EQ(0, uzc_io_start(d, &io, UZC_READ, &iov, 1, 1 << 20));
+	EXPECT_EQ(-ETIMEDOUT, uzc_next_req(d, 500));
+	EXPECT_TRUE(uzc_io_done(&io, WAIT_MS));
+	EXPECT_EQ(-EIO, uzc_io_wait(&io));
+
+	ASSERT_EQ(0, io_uring_register_buffers_sparse(&d->q, SLOTS));
+	fd = uzc_tmpfile();
+	ASSERT_GE(fd, 0);
+	START_WRITE(d, &io, buf, 4096, 43, 0);
+	tag = uzc_want_req(d, UBLK_IO_OP_WRITE, 4096);
+	ASSERT_GE(tag, 0);
+	EXPECT_EQ(4096, q_write_fixed(d, fd, tag, 0, 4096, 0));
+	ASSERT_EQ(0, uzc_commit(d, tag, 4096));
+	EXPECT_EQ(4096, uzc_io_wait(&io));
+	close(fd);
+	free(buf);
+	free(dst);
+}
+
+/*
+ * DISCARD and WRITE_ZEROES carry no pages: handed over, not lent (the slot
+ * stays empty, SPLICE_FROM says -ENODATA), committed with 0; the next
+ * WRITE on the same slots is lent as usual.
+ */
+TEST(discard_write_zeroes_not_lent)
+{
+	static const struct {
+		enum uzc_io_op op;
+		unsigned int ublk_op;
+	} c[] = {
+		{ UZC_DISCARD, UBLK_IO_OP_DISCARD },
+		{ UZC_WRITE_ZEROES, UBLK_IO_OP_WRITE_ZEROES },
+	};
+	struct uzc_dev d = { .dev_id = -1 };
+	struct iovec iov = { .iov_len = 65536 };
+	struct uzc_io io;
+	void *buf;
+	int i, tag, ret, fd;
+
+	uzc_auto_buf_slots = SLOTS;
+	uzc_auto_buf_flags = 0;
+	uzc_discard_sectors = 65536 >> 9;
+	ret = uzc_dev_create(&d, AL_FLAGS, DEPTH, UZC_ZC_MAX_IO,
+			     UZC_ZC_DEV_SIZE, false);
+	uzc_discard_sectors = 0;
+	ASSERT_EQ(0, ret);
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(0, uzc_io_start(&d, &io, c[i].op, &iov, 1, 1 << 20));
+		tag = uzc_next_req(&d, WAIT_MS);
+		ASSERT_GE(tag, 0);
+		EXPECT_EQ(c[i].ublk_op, ublksrv_get_op(uzc_iod(&d, tag)));
+		EXPECT_EQ(-ENOENT, q_buf_remove(&d, tag));
+		EXPECT_EQ(-ENODATA, q_splice_from(&d, tag, 0, 4096, SLOTS - 1));
+		ASSERT_EQ(0, uzc_commit(&d, tag, 0));
+		EXPECT_EQ(0, uzc_io_wait(&io));
+	}
+	fd = uzc_tmpfile();
+	ASSERT_GE(fd, 0);
+	START_WRITE(&d, &io, buf, 4096, 44, 0);
+	tag = uzc_want_req(&d, UBLK_IO_OP_WRITE, 4096);
+	ASSERT_GE(tag, 0);
+	EXPECT_EQ(4096, q_write_fixed(&d, fd, tag, 0, 4096, 0));
+	ASSERT_EQ(0, uzc_commit(&d, tag, 4096));
+	EXPECT_EQ(4096, uzc_io_wait(&io));
+	close(fd);
+	free(buf);
+	EXPECT_EQ(0, uzc_dev_destroy(&d));
+}
+
+/*
+ * A COMMIT_AND_FETCH linked behind its leg (parked on a full pipe) is
+ * issued after io_uring_enter() returned, when the server has reused its
+ * SQ entries (here with NOPs whose unused fields hold junk, as any later
+ * SQE may): the slot in sqe->addr and the ublk command must come from the
+ * SQE as submitted.  6.12 copies a uring_cmd's SQE only when it goes
+ * async, so a linked command reads the reused entry at issue.  The NOPs
+ * carry the very same ublk command and only reserved bits in sqe->addr:
+ * a commit that fails with -EINVAL read its slot from a NOP.
+ */
+TEST_F_TIMEOUT(al, linked_commit_reads_its_own_sqe, 60)
+{
+	struct uzc_dev *d = &self->d;
+	struct ublksrv_io_cmd *junk;
+	struct io_uring_sqe *sqe;
+	struct io_uring_cqe *cqe;
+	char drain[8192];
+	struct uzc_io io;
+	int tag, p[2], i, res;
+	__u64 ud;
+	void *buf;
+
+	ASSERT_EQ(0, full_pipe(p));
+	START_WRITE(d, &io, buf, 4096, 45, 0);
+	tag = uzc_want_req(d, UBLK_IO_OP_WRITE, 4096);
+	ASSERT_GE(tag, 0);
+	sqe = io_uring_get_sqe(&d->q);
+	io_uring_prep_write_fixed(sqe, p[1], NULL, 4096, 0, tag);
+	sqe->flags |= IOSQE_IO_LINK;
+	sqe->user_data = UD_LEG;
+	sqe = io_uring_get_sqe(&d->q);
+	prep_io_cmd(sqe, d->cdev_fd, UBLK_U_IO_COMMIT_AND_FETCH_REQ, tag, 4096,
+		    tag);
+	sqe->user_data = UZC_UD_IO | tag;
+	ASSERT_EQ(2, io_uring_submit(&d->q));
+	d->nr_active++;
+	/* every SQ entry reused: NOPs with junk where a ublk command is */
+	for (i = 0; i < (int)d->q.sq.ring_entries; i++) {
+		sqe = io_uring_get_sqe(&d->q);
+		ASSERT_NE(NULL, sqe);
+		io_uring_prep_nop(sqe);
+		/*
+		 * the same ublk command, but reserved slot bits: a commit
+		 * that fails now read its slot from this SQE, not its own
+		 */
+		sqe->addr = 1ULL << 40 | tag;
+		junk = (struct ublksrv_io_cmd *)&sqe->addr3;
+		junk->q_id = 0;
+		junk->tag = tag;
+		junk->result = 4096;
+		EXPECT_EQ(0, q_one(d, sqe, 0x9000 + i));
+	}
+	/* the leg completes, then its linked commit is issued */
+	EXPECT_EQ(4096, read(p[0], drain, 4096));
+	/* the leg's CQE, and none of the commit (it waits to fetch) */
+	for (i = 0; i < 2; i++) {
+		struct __kernel_timespec ts = { .tv_nsec = 500 * 1000000LL };
+
+		if (io_uring_wait_cqe_timeout(&d->q, &cqe, &ts))
+			break;
+		ud = cqe->user_data;
+		res = cqe->res;
+		io_uring_cqe_seen(&d->q, cqe);
+		if (ud == UD_LEG) {
+			EXPECT_EQ(4096, res);
+			continue;
+		}
+		/* the commit read the NOP: commit again so the write ends */
+		EXPECT_EQ(UZC_UD_IO | tag, ud);
+		EXPECT_EQ(0, 1) TH_LOG("linked commit answered %d", res);
+		d->nr_active--;
+		ASSERT_EQ(0, uzc_commit(d, tag, 4096));
+	}
+	EXPECT_TRUE(uzc_io_done(&io, WAIT_MS));
+	if (io.done)
+		EXPECT_EQ(4096, uzc_io_wait(&io));
+	close(p[0]);
+	close(p[1]);
+	free(buf);
+}
+
+/*
+ * A buffers update puts a user buffer over the auto-lent slot: the loan
+ * goes at once (the request, still the server's, no longer waits for
+ * it), the slot holds the user buffer, and the commit leaves it there.
+ */
+TEST_F(al, update_over_lent_slot)
+{
+	struct uzc_dev *d = &self->d;
+	struct uzc_io io;
+	void *buf, *ubuf, *back;
+	int tag, fd;
+
+	ubuf = uzc_xalloc(4096);
+	back = uzc_xalloc(4096);
+	memset(ubuf, 'u', 4096);
+	fd = uzc_tmpfile();
+	ASSERT_GE(fd, 0);
+	START_WRITE(d, &io, buf, 8192, 46, 0);
+	tag = uzc_want_req(d, UBLK_IO_OP_WRITE, 8192);
+	ASSERT_GE(tag, 0);
+	ASSERT_EQ(1, slot_set(&d->q, tag, ubuf, 4096));
+	/* the slot is the user buffer now (addr is a user address again) */
+	EXPECT_EQ(4096, q_write_fixed(d, fd, tag, (uintptr_t)ubuf, 4096, 0));
+	EXPECT_EQ(4096, pread(fd, back, 4096, 0));
+	EXPECT_EQ(0, uzc_cmp(ubuf, back, 4096));
+	/* the request can be lent again: the update released the loan */
+	EXPECT_EQ(4096, q_splice_from(d, tag, 0, 4096, SLOTS - 1));
+	EXPECT_EQ(0, q_buf_remove(d, SLOTS - 1));
+	ASSERT_EQ(0, uzc_commit(d, tag, 8192));
+	EXPECT_EQ(8192, uzc_io_wait(&io));
+	EXPECT_EQ(-EPERM, q_buf_remove(d, tag));
+	ASSERT_EQ(1, slot_set(&d->q, tag, NULL, 0));
+	close(fd);
+	free(buf);
+	free(ubuf);
+	free(back);
+}
+
+/* STOP_DEV from a child; returns its pid (exit 0 if STOP succeeded) */
+static pid_t stop_in_child(struct uzc_dev *d)
+{
+	pid_t pid = fork();
+	int fd;
+
+	if (pid)
+		return pid;
+	fd = open("/dev/null", O_WRONLY);
+	if (fd >= 0) {
+		dup2(fd, STDOUT_FILENO);
+		dup2(fd, STDERR_FILENO);
+	}
+	/* a ring of its own: the parent's ring state is the parent's */
+	for (fd = 3; fd < 1024; fd++)
+		close(fd);
+	d->ctrl_ready = false;
+	_exit(uzc_ctrl_cmd(d, UBLK_U_CMD_STOP_DEV, 0, NULL, 0) ? 1 : 0);
+}
+
+/*
+ * STOP_DEV while the server holds a request lent: the stop waits for it
+ * (del_gendisk), the server commits it, the commit empties the slot, the
+ * request completes and the stop and the delete finish.
+ */
+TEST_F_TIMEOUT(al, stop_dev_while_lent, 60)
+{
+	struct uzc_dev *d = &self->d;
+	struct uzc_io io;
+	int tag, status, waited;
+	void *buf;
+	pid_t pid;
+
+	START_WRITE(d, &io, buf, 4096, 47, 0);
+	tag = uzc_want_req(d, UBLK_IO_OP_WRITE, 4096);
+	ASSERT_GE(tag, 0);
+	pid = stop_in_child(d);
+	ASSERT_GT(pid, 0);
+	EXPECT_EQ(0, waitpid(pid, &status, WNOHANG));
+	EXPECT_FALSE(uzc_io_done(&io, 300));
+	ASSERT_EQ(0, uzc_commit(d, tag, 4096));
+	EXPECT_TRUE(uzc_io_done(&io, WAIT_MS));
+	if (io.done)
+		EXPECT_EQ(4096, uzc_io_wait(&io));
+	for (waited = 0; waited < UZC_DEADLINE_MS; waited += 20) {
+		if (waitpid(pid, &status, WNOHANG) == pid)
+			break;
+		usleep(20000);
+	}
+	EXPECT_LT(waited, UZC_DEADLINE_MS);
+	if (waited >= UZC_DEADLINE_MS)
+		kill(pid, SIGKILL);
+	uzc_queue_close(d);
+	EXPECT_TRUE(uzc_deleted_within(d, UZC_DEADLINE_MS));
+	free(buf);
+}
+
+/*
+ * IORING_UNREGISTER_BUFFERS with a request lent (a server that shrinks or
+ * rebuilds its table: 6.12 cannot resize one): the loan goes at once, the
+ * request stays the server's, which has served it and commits it.  The
+ * commit's slot is for the tag's next request, and the ring has no table,
+ * and v6 refused the COMMIT_AND_FETCH (-ENXIO, "changes nothing"): the
+ * served request could not be completed on this ring until a table was
+ * registered again, and without one it ended with -EIO when the daemon or
+ * the ring went.  Expected: the commit completes what was served (its
+ * command stays queued; the next request would fail at delivery).
+ */
+TEST_F(al, unregister_while_lent)
+{
+	struct __kernel_timespec ts = { .tv_nsec = 500 * 1000000LL };
+	struct uzc_dev *d = &self->d;
+	struct io_uring_cqe *cqe;
+	struct uzc_io io;
+	int tag, res = 0;
+	bool answered;
+	__u64 ud = 0;
+	void *buf;
+
+	START_WRITE(d, &io, buf, 4096, 48, 0);
+	tag = uzc_want_req(d, UBLK_IO_OP_WRITE, 4096);
+	ASSERT_GE(tag, 0);
+	ASSERT_EQ(0, io_uring_unregister_buffers(&d->q));
+	EXPECT_FALSE(uzc_io_done(&io, 200));
+	ASSERT_EQ(0, uzc_commit(d, tag, 4096));
+	answered = !io_uring_wait_cqe_timeout(&d->q, &cqe, &ts);
+	if (answered) {
+		ud = cqe->user_data;
+		res = cqe->res;
+		io_uring_cqe_seen(&d->q, cqe);
+		d->nr_active--;
+	}
+	EXPECT_FALSE(answered)
+		TH_LOG("commit of a served request refused: ud %llx res %d",
+		       (unsigned long long)ud, res);
+	if (answered) {
+		/* what the server must do instead: a table, then commit */
+		ASSERT_EQ(0, io_uring_register_buffers_sparse(&d->q, SLOTS));
+		ASSERT_EQ(0, uzc_commit(d, tag, 4096));
+	}
+	EXPECT_TRUE(uzc_io_done(&io, WAIT_MS));
+	if (io.done)
+		EXPECT_EQ(4096, uzc_io_wait(&io));
+	free(buf);
+}
+
+/*
+ * UBLK_F_NEED_GET_DATA goes with user copy, so with auto lending: ADD_DEV
+ * drops it, and the NEED_GET_DATA command cannot re-deliver (and re-lend)
+ * a request the server holds.
+ */
+TEST(need_get_data_dropped)
+{
+	struct uzc_dev d = { .dev_id = -1 };
+
+	ASSERT_EQ(0, uzc_dev_add(&d, AL_FLAGS | UBLK_F_NEED_GET_DATA, 2, 65536,
+				 1 << 20, false));
+	EXPECT_TRUE(d.flags & UBLK_F_AUTO_LEND);
+	EXPECT_FALSE(d.flags & UBLK_F_NEED_GET_DATA);
+	EXPECT_EQ(0, uzc_dev_del(&d));
 }
 
 /* --- the command's errno paths, on a device that is not started --- */
@@ -721,6 +1354,48 @@ TEST_F_TIMEOUT(dd, daemon_killed, 90)
 		waitpid(s->holder, &status, WNOHANG);
 		s->holder = 0;
 	}
+}
+
+/*
+ * UBLK_F_USER_RECOVERY_REISSUE: the daemon dies with the WRITE auto-lent
+ * (and a leg parked, and the ring held by a child): the WRITE is requeued,
+ * and a new daemon that fetches naming slots gets it lent again, byte for
+ * byte, and completes it.
+ */
+TEST_F_TIMEOUT(dd, recovered_daemon_gets_it_lent, 90)
+{
+	const __u64 flags = AL_FLAGS | UBLK_F_USER_RECOVERY |
+			    UBLK_F_USER_RECOVERY_REISSUE;
+	struct uzc_srv *s = &self->s;
+	void *back;
+	int tag, fd, status;
+
+	ASSERT_EQ(0, uzc_srv_start(s, flags, 2, srv_autolend, variant->mode,
+				   8192));
+	uzc_srv_kill(s);
+	EXPECT_FALSE(uzc_io_done(&s->io, 1000));
+	ASSERT_EQ(0, uzc_dev_recover(&s->d));
+	tag = uzc_want_req(&s->d, UBLK_IO_OP_WRITE, 8192);
+	ASSERT_GE(tag, 0);
+	fd = uzc_tmpfile();
+	ASSERT_GE(fd, 0);
+	back = uzc_xalloc(8192);
+	ASSERT_NE(NULL, back);
+	EXPECT_EQ(8192, q_write_fixed(&s->d, fd, tag, 0, 8192, 0));
+	EXPECT_EQ(8192, pread(fd, back, 8192, 0));
+	EXPECT_EQ(0, uzc_cmp(s->buf, back, 8192));
+	ASSERT_EQ(0, uzc_commit(&s->d, tag, 8192));
+	EXPECT_TRUE(uzc_io_done(&s->io, UZC_DEADLINE_MS));
+	if (s->io.done)
+		EXPECT_EQ(8192, uzc_io_wait(&s->io));
+	EXPECT_EQ(0, uzc_dev_destroy(&s->d));
+	if (s->holder > 0) {
+		kill(s->holder, SIGKILL);
+		waitpid(s->holder, &status, 0);
+		s->holder = 0;
+	}
+	close(fd);
+	free(back);
 }
 
 int main(int argc, char **argv)
