@@ -150,31 +150,6 @@ static int q_commit_addr(struct uzc_dev *d, int tag, int res, __u64 sqe_addr)
 	return q_one(d, sqe, UD_CMD);
 }
 
-/*
- * The answer to the COMMIT_AND_FETCH of @tag just sent by uzc_commit(), or
- * -ETIMEDOUT if the command is queued (other ublk completions are dropped).
- */
-static int commit_answer(struct uzc_dev *d, int tag, int ms)
-{
-	struct __kernel_timespec ts = { .tv_sec = ms / 1000,
-					.tv_nsec = (ms % 1000) * 1000000LL };
-	struct io_uring_cqe *cqe;
-	__u64 ud;
-	int res;
-
-	for (;;) {
-		if (io_uring_wait_cqe_timeout(&d->q, &cqe, &ts))
-			return -ETIMEDOUT;
-		ud = cqe->user_data;
-		res = cqe->res;
-		io_uring_cqe_seen(&d->q, cqe);
-		if (ud & UZC_UD_IO)
-			d->nr_active--;
-		if (ud == (UZC_UD_IO | tag))
-			return res;
-	}
-}
-
 /* put a user buffer into @slot of @ring (sparse table), or empty it */
 static int slot_set(struct io_uring *ring, unsigned int slot, void *buf,
 		    size_t len)
@@ -818,7 +793,7 @@ TEST_F_TIMEOUT(al, commit_after_queue_abort, 60)
 	free(back);
 	ASSERT_EQ(0, uzc_commit(d, b, 4096));
 	/* the tag is not the server's any more: refused, not queued again */
-	EXPECT_EQ(-EINVAL, commit_answer(d, b, 1000));
+	EXPECT_EQ(-EINVAL, uzc_commit_answer(d, b, 1000));
 	EXPECT_TRUE(uzc_io_done(held, WAIT_MS));
 	if (held->done)
 		EXPECT_EQ(-EIO, uzc_io_wait(held));

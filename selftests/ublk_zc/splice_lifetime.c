@@ -744,31 +744,6 @@ static int commit_on(struct io_uring *ring, int cfd, int tag, int res)
 }
 
 /*
- * The answer to the COMMIT_AND_FETCH of @tag just sent by uzc_commit(), or
- * -ETIMEDOUT if the command is queued (other ublk completions are dropped).
- */
-static int commit_answer(struct uzc_dev *d, int tag, int ms)
-{
-	struct __kernel_timespec ts = { .tv_sec = ms / 1000,
-					.tv_nsec = (ms % 1000) * 1000000LL };
-	struct io_uring_cqe *cqe;
-	__u64 ud;
-	int res;
-
-	for (;;) {
-		if (io_uring_wait_cqe_timeout(&d->q, &cqe, &ts))
-			return -ETIMEDOUT;
-		ud = cqe->user_data;
-		res = cqe->res;
-		io_uring_cqe_seen(&d->q, cqe);
-		if (ud & UZC_UD_IO)
-			d->nr_active--;
-		if (ud == (UZC_UD_IO | tag))
-			return res;
-	}
-}
-
-/*
  * Not specific to lending: a user-copy device whose queue has commands on
  * two rings.  Tag a's COMMIT_AND_FETCH went through ring2; the server
  * holds request b on the queue ring.  ring2 closes, its exit work cancels
@@ -834,7 +809,7 @@ TEST_F_TIMEOUT(srv, user_copy_commit_after_queue_abort, 60)
 		EXPECT_EQ(-EIO, uzc_io_wait(held));
 	ASSERT_EQ(0, uzc_commit(&d, b, 4096));
 	/* abort took the request from the server: refused, not queued */
-	EXPECT_EQ(-EINVAL, commit_answer(&d, b, 1000));
+	EXPECT_EQ(-EINVAL, uzc_commit_answer(&d, b, 1000));
 	usleep(300000);
 	EXPECT_FALSE(kmsg_refcount_report(kfd));
 	if (kfd >= 0)

@@ -190,6 +190,12 @@ static inline const struct ublksrv_io_desc *uzc_iod(struct uzc_dev *d,
 }
 /* COMMIT_AND_FETCH_REQ for @tag with @res (submitted, not waited for) */
 int uzc_commit(struct uzc_dev *d, int tag, int res);
+/*
+ * The answer to the COMMIT_AND_FETCH of @tag just sent by uzc_commit(), or
+ * -ETIMEDOUT if the command is still queued after @ms (other ublk
+ * completions are reaped and dropped).
+ */
+int uzc_commit_answer(struct uzc_dev *d, int tag, int ms);
 /* serve a request without zero copy: zero-fill reads, accept writes */
 int uzc_serve_default(struct uzc_dev *d, int tag);
 
