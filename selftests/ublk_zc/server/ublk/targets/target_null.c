@@ -43,7 +43,7 @@ static int null_zero_source(uint64_t size)
 	if (fd < 0)
 		ret = -errno;
 	else if (pwrite(fd, zeros, size, 0) < 0 ||
-		 fcntl(fd, F_SETFL, O_NONBLOCK | O_RDWR) < 0)
+		 fcntl(fd, F_SETFL, O_NONBLOCK) < 0)
 		ret = -errno;
 	free(zeros);
 	if (ret < 0 && fd >= 0)
