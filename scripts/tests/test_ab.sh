@@ -118,7 +118,7 @@ ab() {
 }
 V=(--variants "base,splice-rsrc,fused")
 
-t_plan 29
+t_plan 28
 ab ok "${V[@]}"
 t_is "a complete run passes" "$?" 0 || t_diag "$(tail -n 5 "$T_TMP/ok.out")"
 t_ok "it says how n splits into boots x trials" \
