@@ -11,7 +11,7 @@ BUILD=${BUILD:-$TOP/build}
 # build, test and measure when named (CHECK_MATRIX="regbuf/debug",
 # ab --variants base,regbuf, STRESS_VARIANTS=regbuf, scripts/lint regbuf,
 # make kernels VARIANTS=regbuf) or with CHECK_MATRIX=all, but that the
-# default runs leave out: make check has a 60-minute budget (DESIGN.md 14).
+# default runs leave out: make check has a 60-minute budget (docs/testing.md, "Budget").
 # make ab measures them by default: regbuf is the design Linux merged.
 VARIANTS_ALL=(base splice-rsrc fused)
 VARIANTS_EXTRA=(regbuf)
