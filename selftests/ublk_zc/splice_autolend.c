@@ -640,53 +640,6 @@ TEST_F_TIMEOUT(al, ring_exit_before_commit, 60)
 /* --- review of v6: the cases below were added by a hostile read --- */
 
 /*
- * Kernel reports: a refcount WARN does not fail a system call, so a case
- * that provokes one watches /dev/kmsg from a point on.
- */
-static int kmsg_open(void)
-{
-	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
-
-	if (fd >= 0)
-		lseek(fd, 0, SEEK_END);
-	return fd;
-}
-
-/* the first report logged since kmsg_open() (copied to @line), or false */
-static bool kmsg_report(int fd, char *line, size_t len)
-{
-	static const char *const what[] = {
-		"WARNING:", "refcount_t:", "BUG:", "KASAN", "underflow",
-	};
-	char rec[4096];
-	bool seen = false;
-	unsigned int i;
-	ssize_t n;
-
-	if (len > sizeof(rec))
-		len = sizeof(rec);
-
-	if (fd < 0)
-		return false;
-	for (;;) {
-		n = read(fd, rec, sizeof(rec) - 1);
-		if (n < 0 && errno == EPIPE)
-			continue;
-		if (n <= 0)
-			break;
-		rec[n] = 0;
-		for (i = 0; !seen && i < sizeof(what) / sizeof(what[0]); i++) {
-			if (strstr(rec, what[i])) {
-				rec[len - 1] = 0;
-				memcpy(line, rec, len);
-				seen = true;
-			}
-		}
-	}
-	return seen;
-}
-
-/*
  * Start WRITE @io (4 KiB of @buf at @off) and wait until a request is
  * handed over on the queue ring, not to tag @other_tag, whose command sits
  * on @ring2: if the WRITE lands there, it is held (so that the tag is busy)
@@ -777,7 +730,7 @@ TEST_F_TIMEOUT(al, commit_after_queue_abort, 60)
 	ASSERT_GE(b, 0);
 	ASSERT_NE(a, b);
 
-	kfd = kmsg_open();
+	kfd = uzc_kmsg_from_now();
 	/* ring2's exit cancels tag a's FETCH: the queue is aborted */
 	io_uring_queue_exit(&ring2);
 	EXPECT_FALSE(uzc_io_done(held, 500));
@@ -798,7 +751,7 @@ TEST_F_TIMEOUT(al, commit_after_queue_abort, 60)
 	if (held->done)
 		EXPECT_EQ(-EIO, uzc_io_wait(held));
 	usleep(200000);
-	EXPECT_FALSE(kmsg_report(kfd, line, sizeof(line)))
+	EXPECT_FALSE(uzc_kmsg_report(kfd, line, sizeof(line)))
 		TH_LOG("kernel: %s", line);
 	if (kfd >= 0)
 		close(kfd);
