@@ -206,38 +206,6 @@ static int no_more_cqe(struct io_uring *ring, int ms, __u64 *ud)
 	return 0;
 }
 
-/* /dev/kmsg from now on, or -1 */
-static int kmsg_from_now(void)
-{
-	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
-
-	if (fd >= 0)
-		lseek(fd, 0, SEEK_END);
-	return fd;
-}
-
-/* whether a refcount report was logged since kmsg_from_now() */
-static bool kmsg_refcount_report(int fd)
-{
-	char rec[4096];
-	bool seen = false;
-	ssize_t n;
-
-	if (fd < 0)
-		return false;
-	for (;;) {
-		n = read(fd, rec, sizeof(rec) - 1);
-		if (n < 0 && errno == EPIPE)
-			continue;
-		if (n <= 0)
-			break;
-		rec[n] = 0;
-		if (strstr(rec, "refcount_t:"))
-			seen = true;
-	}
-	return seen;
-}
-
 /* the errno paths that need a request owned by the server */
 TEST_F(fused, errno_write_request)
 {
@@ -656,7 +624,8 @@ TEST_F(fused, linked_commit_reads_its_own_sqe)
  * (the fused command keeps the request).  From then on the server, alive,
  * must be refused on b: new fused commands with -ESRCH (also once the
  * parked one completed and the request ended), the COMMIT with -EINVAL
- * and no second put (v2: "refcount_t: underflow").
+ * and no second put (v2: "refcount_t: underflow"), nor any other kernel
+ * report.
  */
 TEST_F_TIMEOUT(fused, commit_after_queue_abort, 60)
 {
@@ -666,7 +635,7 @@ TEST_F_TIMEOUT(fused, commit_after_queue_abort, 60)
 	struct uzc_io io1, io2, io3, *held;
 	struct io_uring_cqe *cqe;
 	struct io_uring ring2;
-	char drain[4096];
+	char drain[4096], line[512];
 	__u64 ud;
 
 	ASSERT_LE(0, fd);
@@ -708,7 +677,7 @@ TEST_F_TIMEOUT(fused, commit_after_queue_abort, 60)
 	ASSERT_EQ(1, io_uring_submit(&self->ring));
 	EXPECT_TRUE(no_more_cqe(&self->ring, 200, &ud));
 
-	kfd = kmsg_from_now();
+	kfd = uzc_kmsg_from_now();
 	/* ring2's exit cancels tag a's FETCH: the queue is aborted */
 	io_uring_queue_exit(&ring2);
 	EXPECT_FALSE(uzc_io_done(held, 300));
@@ -730,7 +699,8 @@ TEST_F_TIMEOUT(fused, commit_after_queue_abort, 60)
 	ASSERT_EQ(0, uzc_commit(&self->d, b, 4096));
 	EXPECT_EQ(-EINVAL, uzc_commit_answer(&self->d, b, 1000));
 	usleep(300000);
-	EXPECT_FALSE(kmsg_refcount_report(kfd));
+	EXPECT_FALSE(uzc_kmsg_report(kfd, line, sizeof(line)))
+		TH_LOG("kernel report: %s", line);
 	if (kfd >= 0)
 		close(kfd);
 	close(p[0]);
