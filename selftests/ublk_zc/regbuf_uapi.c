@@ -727,8 +727,9 @@ TEST_F(rb, unregister_user_buffer_busy)
  * the first request - registered for good.  Upstream copies at prep
  * (d6211ebbdaa5 "io_uring/uring_cmd: unconditionally copy SQEs at prep
  * time", 6.14-rc; not in 6.12.y; 6.16 copies only for commands not
- * issued inline), and so does regbuf v3 3/7 for a command that joins a
- * link or a drain.
+ * issued inline), and so does regbuf 3/7 (v4: the same patch as
+ * splice-rsrc's 3/10) for every request of a link and every forced-async
+ * (or drained) one.
  */
 TEST_F(rb, linked_unregister_uses_its_own_sqe)
 {
