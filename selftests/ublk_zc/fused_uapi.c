@@ -177,19 +177,6 @@ static void prep_commit(struct io_uring_sqe *sqe, int cdev_fd, int tag,
 	cmd->result = res;
 }
 
-/* a pipe whose 4K buffer is full, so that a WRITE to it parks in poll */
-static int full_pipe(int p[2])
-{
-	char fill[4096];
-
-	if (pipe2(p, O_NONBLOCK))
-		return -errno;
-	if (fcntl(p[1], F_SETPIPE_SZ, 4096) != 4096)
-		return -errno;
-	memset(fill, 'f', sizeof(fill));
-	return write(p[1], fill, sizeof(fill)) == sizeof(fill) ? 0 : -EIO;
-}
-
 /* no further CQE arrives within @ms (e.g. a stray notification) */
 static int no_more_cqe(struct io_uring *ring, int ms, __u64 *ud)
 {
@@ -569,7 +556,7 @@ TEST_F(fused, linked_commit_reads_its_own_sqe)
 	struct uzc_io io;
 	__u64 ud;
 
-	ASSERT_EQ(0, full_pipe(p));
+	ASSERT_EQ(0, uzc_full_pipe(p));
 	ASSERT_EQ(0, io_uring_queue_init(4, &small, IORING_SETUP_SQE128));
 	uzc_fill(self->buf, 4096, 93);
 	tag = start_req(_metadata, &self->d, &io, UZC_WRITE, self->buf, 4096,
@@ -639,7 +626,7 @@ TEST_F_TIMEOUT(fused, commit_after_queue_abort, 60)
 	__u64 ud;
 
 	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, full_pipe(p));
+	ASSERT_EQ(0, uzc_full_pipe(p));
 	ASSERT_EQ(0, io_uring_queue_init(8, &ring2, 0));
 	uzc_fill(self->buf, 4096, 95);
 

@@ -160,19 +160,6 @@ static int slot_set(struct io_uring *ring, unsigned int slot, void *buf,
 	return io_uring_register_buffers_update_tag(ring, slot, &iov, &tag, 1);
 }
 
-/* a pipe whose one page is full: a write to it parks (poll) */
-static int full_pipe(int p[2])
-{
-	char fill[4096];
-
-	if (pipe2(p, O_NONBLOCK))
-		return -errno;
-	if (fcntl(p[1], F_SETPIPE_SZ, 4096) != 4096)
-		return -errno;
-	memset(fill, 'f', sizeof(fill));
-	return write(p[1], fill, sizeof(fill)) == sizeof(fill) ? 0 : -EIO;
-}
-
 /* start a block WRITE of @len pattern bytes (seed @seed) at @off */
 #define START_WRITE(d, io, buf, len, seed, off) do {			\
 	buf = uzc_xalloc(len);						\
@@ -331,7 +318,7 @@ TEST_F(al, commit_waits_for_leg)
 	int tag, p[2];
 	void *buf;
 
-	ASSERT_EQ(0, full_pipe(p));
+	ASSERT_EQ(0, uzc_full_pipe(p));
 	START_WRITE(d, &io, buf, 4096, 22, 0);
 	tag = uzc_want_req(d, UBLK_IO_OP_WRITE, 4096);
 	ASSERT_GE(tag, 0);
@@ -597,7 +584,7 @@ TEST_F_TIMEOUT(al, commit_then_ring_exit, 60)
 	void *buf;
 	int tag, p[2];
 
-	ASSERT_EQ(0, full_pipe(p));
+	ASSERT_EQ(0, uzc_full_pipe(p));
 	START_WRITE(d, &io, buf, 4096, 25, 0);
 	tag = uzc_want_req(d, UBLK_IO_OP_WRITE, 4096);
 	ASSERT_GE(tag, 0);
@@ -907,7 +894,7 @@ TEST_F_TIMEOUT(al, linked_commit_reads_its_own_sqe, 60)
 	__u64 ud;
 	void *buf;
 
-	ASSERT_EQ(0, full_pipe(p));
+	ASSERT_EQ(0, uzc_full_pipe(p));
 	START_WRITE(d, &io, buf, 4096, 45, 0);
 	tag = uzc_want_req(d, UBLK_IO_OP_WRITE, 4096);
 	ASSERT_GE(tag, 0);

@@ -452,6 +452,18 @@ int uzc_commit_answer(struct uzc_dev *d, int tag, int ms)
 	}
 }
 
+int uzc_full_pipe(int p[2])
+{
+	char fill[4096];
+
+	if (pipe2(p, O_NONBLOCK))
+		return -errno;
+	if (fcntl(p[1], F_SETPIPE_SZ, 4096) != 4096)
+		return -errno;
+	memset(fill, 'f', sizeof(fill));
+	return write(p[1], fill, sizeof(fill)) == sizeof(fill) ? 0 : -EIO;
+}
+
 int uzc_kmsg_from_now(void)
 {
 	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);

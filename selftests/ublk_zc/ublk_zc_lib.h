@@ -207,6 +207,11 @@ int uzc_serve_default(struct uzc_dev *d, int tag);
  * WARNING, BUG, KASAN or refcount report was logged since, and copies the
  * first to @line (@len bytes, may be 0).
  */
+/*
+ * A pipe (both ends O_NONBLOCK) whose one page is full, so that a write
+ * to it parks in poll; 0 or -errno.
+ */
+int uzc_full_pipe(int p[2]);
 int uzc_kmsg_from_now(void);
 bool uzc_kmsg_report(int fd, char *line, size_t len);
 
