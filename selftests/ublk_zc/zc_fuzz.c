@@ -25,8 +25,17 @@
  * read, by a final full write + read-back of the device, and by comparing
  * the server's backing file and its mirror with the workload's shadow copy.
  *
- * Usage: zc_fuzz [-n OPS] [-s SEED] [-v]; env UBLK_ZC_FUZZ_OPS,
- * UBLK_ZC_FUZZ_SEED, UBLK_ZC_FLAVOR=debug (smaller device).  Exit 4 (skip)
+ * The seed also picks where the server's FETCH/COMMIT live: on a queue
+ * ring of their own, or on the fuzz ring itself (which then goes only at
+ * the end, with a committed request still lent: the device must delete),
+ * and the fuzz ring's setup (SQE128, SUBMIT_ALL, IOPOLL, SQPOLL, table,
+ * files).  Besides the series' ops the fuzzer aims fixed-buffer I/O at
+ * files with only ->read()/->write() (eventfd, inotify), parks a READ on a
+ * fixed pipe across table updates and unregisters, and drains.
+ *
+ * Usage: zc_fuzz [-n OPS] [-s SEED] [-m split|same] [-v]; env
+ * UBLK_ZC_FUZZ_OPS, UBLK_ZC_FUZZ_SEED, UBLK_ZC_FUZZ_MODE,
+ * UBLK_ZC_FLAVOR=debug (smaller device).  Exit 4 (skip)
  * when the kernel has neither series; exit 1 instead when UBLK_ZC_VARIANT
  * names a series the kernel should have (splice-rsrc, fused), or another
  * variant than the series found.

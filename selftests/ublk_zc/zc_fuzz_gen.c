@@ -706,8 +706,8 @@ static void gen_fused(struct model *m, struct op *o)
 /*
  * Unlinked SPLICE_FROM and BUF_REMOVE in io-wq take effect at a time the
  * model cannot place among the submission's later SQEs: splice_uapi's
- * forced_async_* cases test them; here they stay inline (or last, when
- * drained, or in a chain, whose order the model knows).
+ * forced_async_* cases test them; here they stay inline (or in a chain,
+ * or in a drained group, whose orders the model knows).
  */
 static bool async_unmodelled(const struct op *o, bool in_chain)
 {

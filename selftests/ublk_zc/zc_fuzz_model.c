@@ -713,9 +713,8 @@ static void op_apply(struct model *m, const struct op *o, int res)
 /* running a submission through the model                               */
 
 /*
- * The generator keeps a link chain, if any, at the end of a submission
- * and puts IOSQE_IO_DRAIN only on a last, unlinked SQE, so the kernel's
- * order is: unlinked SQEs are prepped and issued one after the other; the
+ * The generator keeps a link chain, if any, at the end of a submission,
+ * or a drained group (sim_group()), never both, so the kernel's order is: unlinked SQEs are prepped and issued one after the other; the
  * chain's SQEs are all prepped (RW users bind their slot then), then its
  * head is issued, then each member after the previous one was freed:
  * io_queue_next() queues it as task work, which runs only after the call
