@@ -16,7 +16,7 @@ SEED=${UBLK_ZC_FUZZ_SEED:-$(( (RANDOM << 15) | RANDOM ))}
 filter() {
 	grep -v -e '^# seed [0-9]*: [0-9]* ops' \
 		-e 'removed/dropped loans probed' \
-		-e '^# reproduce:' "$1"
+		-e '^# reproduce:' -e '^# stray request' "$1"
 }
 
 echo "# seed $SEED, $OPS ops per run"

@@ -742,8 +742,9 @@ static int end_same_ring(void)
 		report("seed %llu: the WRITE completed at COMMIT while its pages were still lent",
 		       cfg.seed);
 	}
-	printf("# same ring: COMMIT with tag %d still lent%s, then ring exit\n",
-	       tag, M.parked ? " and a READ parked on a fixed file" : "");
+	printf("# same ring: COMMIT of a %u-byte WRITE still lent%s%s, then ring exit\n",
+	       len, leg ? " (a leg wrote it)" : "",
+	       M.parked ? ", a READ parked on a fixed file" : "");
 	hang_what = "the ring with the FETCHes exited with a committed request lent: the request or the delete hangs";
 	fuzz_ring_close();
 	if (!uzc_io_done(&io, UZC_DEADLINE_MS)) {
@@ -897,6 +898,12 @@ int main(int argc, char **argv)
 		       nr_settled, nr_settle_late, max_settle_tries);
 	printf("# %lu READs parked on a fixed pipe, %lu released; %lu unregisters with one parked (%lu loans dropped)\n",
 	       nr_parks, nr_unparks, nr_unreg_parked, nr_unreg_parked_lent);
+	printf("# eventfd/inotify targets: %lu ops, %lu refused (EOPNOTSUPP); drains: %lu drained SQEs, %lu deferred ops, %lu BUF_REMOVE after a drained NOP (%lu ok)\n",
+	       NC.rwonly, NC.rwonly_refused, NC.drained, NC.deferred,
+	       NC.nop_remove, NC.nop_remove_ok);
+	printf("# SQPOLL: %lu rings, %lu ops, %lu EPERM; FETCH on the fuzz ring: %lu ops beside it\n",
+	       NC.sqpoll_rings, NC.sqpoll_ops, NC.sqpoll_eperm,
+	       NC.same_ring_ops);
 	print_hist();
 	printf("# legit: %lu requests served (%lu zero copy, %lu user copy), %lu failures, %lu stray requests\n",
 	       nr_legit, nr_legit_zc, nr_legit_copy, nr_legit_fail, nr_stray);

@@ -288,6 +288,15 @@ int gen_sub(struct op *ops);
 /* zc_fuzz_check.c */
 extern unsigned long nr_mismatch_model, nr_undocumented;
 extern unsigned long nr_notifs, nr_quirk_notif;
+/* what the cases of issue 14 generated, and what they saw */
+struct newcase_stats {
+	unsigned long rwonly, rwonly_refused;	/* eventfd / inotify */
+	unsigned long drained, deferred;	/* drained SQEs, their groups */
+	unsigned long nop_remove, nop_remove_ok; /* BUF_REMOVE after NOP */
+	unsigned long sqpoll_rings, sqpoll_ops, sqpoll_eperm;
+	unsigned long same_ring_ops;
+};
+extern struct newcase_stats NC;
 void hist_add(int kind, int res);
 void print_hist(void);
 /* @o's result against the documented errnos and the model */

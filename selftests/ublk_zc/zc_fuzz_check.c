@@ -36,6 +36,7 @@ static struct op oplog[LOG_OPS];	/* for late CQEs and reports */
 static unsigned long hist[NR_K][140];	/* [kind][-res or 0] */
 unsigned long nr_mismatch_model, nr_undocumented;
 unsigned long nr_notifs, nr_quirk_notif;
+struct newcase_stats NC;
 
 void hist_add(int kind, int res)
 {
@@ -467,6 +468,31 @@ void fuzz_submit(struct op *ops, int n)
 		       M.submit_all);
 		for (i = 0; i < n; i++)
 			print_op(&ops[i]);
+	}
+	for (i = 0; i < n; i++) {
+		const struct op *o = &ops[i];
+		int res = o->got ? o->res : 0;
+
+		if (o->fk == FK_EVFD || o->fk == FK_INOTIFY ||
+		    o->sfk == FK_EVFD || o->sfk == FK_INOTIFY) {
+			NC.rwonly++;
+			NC.rwonly_refused += res == -EOPNOTSUPP;
+		}
+		if (o->deferred) {
+			NC.deferred++;
+			NC.drained += !!(o->sqe[0].flags & IOSQE_IO_DRAIN);
+		}
+		if (o->kind == K_REMOVE && o->deferred && i &&
+		    ops[i - 1].kind == K_NOP) {
+			NC.nop_remove++;
+			NC.nop_remove_ok += o->got ? res == 0 : o->skip;
+		}
+		if (M.sqpoll) {
+			NC.sqpoll_ops++;
+			NC.sqpoll_eperm += res == -EPERM;
+		}
+		if (M.fetch_here)
+			NC.same_ring_ops++;
 	}
 	for (i = 0; i < n; i++) {
 		if (!ops[i].got)

@@ -77,6 +77,7 @@ int fuzz_ring_setup(struct io_uring *ring)
 	ret = io_uring_queue_init_params(32, FR, &p);
 	if (ret)
 		return ret;
+	NC.sqpoll_rings += M.sqpoll;
 	M.open = true;
 	M.table = series == S_SPLICE && chance(90);
 	M.nslots = 0;
