@@ -464,12 +464,40 @@ static int udp_socket(bool nonblock)
 	return socket(AF_INET, SOCK_DGRAM | (nonblock ? SOCK_NONBLOCK : 0), 0);
 }
 
+/*
+ * A file with only ->read(): an inotify fd with one event that is never
+ * read (without it io_uring would wait for one, polling, before the READ
+ * reaches ->read(), which refuses it); /dev/kmsg on kernels without
+ * CONFIG_INOTIFY_USER.  The fd, or -errno.
+ */
+static int read_only_fop_file(void)
+{
+	char path[64];
+	int ifd = inotify_init1(IN_NONBLOCK), fd;
+
+	if (ifd < 0 && errno == ENOSYS) {
+		ifd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
+		if (ifd >= 0)
+			printf("# ->read()-only file: /dev/kmsg (no inotify in this kernel)\n");
+		return ifd < 0 ? -errno : ifd;
+	}
+	if (ifd < 0)
+		return -errno;
+	fd = tmp_file(path, sizeof(path), "inotify", O_RDWR);
+	if (fd < 0 || inotify_add_watch(ifd, path, IN_ATTRIB) < 0 ||
+	    fchmod(fd, 0640))
+		return -errno;
+	close(fd);
+	unlink(path);
+	return ifd;
+}
+
 static int setup_files(void)
 {
 	struct sockaddr_in sa = { .sin_family = AF_INET };
 	socklen_t sl = sizeof(sa);
-	char ro_path[64], inotify_path[64];
-	int i, fd, big = 4 << 20;
+	char ro_path[64];
+	int i, big = 4 << 20;
 
 	F.backing = tmp_file(F.backing_path, sizeof(F.backing_path), "backing",
 			     O_RDWR);
@@ -502,20 +530,12 @@ static int setup_files(void)
 		return -errno;
 	setsockopt(F.udp_sink, SOL_SOCKET, SO_RCVBUF, &big, sizeof(big));
 	F.evfd = eventfd(0, EFD_NONBLOCK);
-	F.inotify = inotify_init1(IN_NONBLOCK);
 	/* blocking: a READ of it parks in io_uring instead of -EAGAIN */
-	if (F.evfd < 0 || F.inotify < 0 || pipe(F.pipe))
+	if (F.evfd < 0 || pipe(F.pipe))
 		return -errno;
-	/*
-	 * One inotify event, never read: without it io_uring would wait for
-	 * one (poll) before the READ reaches ->read(), which refuses it
-	 */
-	fd = tmp_file(inotify_path, sizeof(inotify_path), "inotify", O_RDWR);
-	if (fd < 0 || inotify_add_watch(F.inotify, inotify_path, IN_ATTRIB) < 0 ||
-	    fchmod(fd, 0640))
-		return -errno;
-	close(fd);
-	unlink(inotify_path);
+	F.inotify = read_only_fop_file();
+	if (F.inotify < 0)
+		return F.inotify;
 	close(F.closed);	/* a number that names no file */
 
 	for (i = 0; i < MAX_SLOTS; i++)
