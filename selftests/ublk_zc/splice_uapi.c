@@ -472,6 +472,59 @@ static void drain_after(struct __test_metadata *_metadata,
 	free(buf);
 }
 
+/*
+ * zc_fuzz's history before the stall: an earlier ring of the task torn
+ * down with a loan and a READ parked on a fixed pipe; then, on a new
+ * ring, a lend and a drained BUF_REMOVE.
+ */
+TEST_F(zc, drain_after_ring_exit_with_parked_read)
+{
+	struct io_uring old;
+	struct io_uring_sqe *sqe;
+	char dst[16];
+	int pfd[2], tag, res, tries;
+	struct uzc_io io;
+	void *buf;
+
+	ASSERT_EQ(0, pipe(pfd));
+	ASSERT_EQ(0, io_uring_queue_init(32, &old, IORING_SETUP_SUBMIT_ALL));
+	ASSERT_EQ(0, io_uring_register_buffers_sparse(&old, 4));
+	ASSERT_EQ(0, io_uring_register_files(&old, &pfd[0], 1));
+	START_WRITE(&io, buf, 8192, 45, 0);
+	tag = uzc_want_req(&self->d, UBLK_IO_OP_WRITE, 8192);
+	ASSERT_GE(tag, 0);
+	EXPECT_EQ(8192, uzc_splice_from(&old, self->d.cdev_fd,
+					uzc_pos(0, tag, 0), 8192, 0, 0));
+	sqe = io_uring_get_sqe(&old);
+	io_uring_prep_read(sqe, 0, dst, sizeof(dst), 0);
+	sqe->flags = IOSQE_FIXED_FILE;
+	sqe->user_data = 0x999;
+	ASSERT_EQ(1, io_uring_submit(&old));
+	EXPECT_TRUE(uzc_cq_quiet(&old, 50));
+	io_uring_queue_exit(&old);
+	/* the loan comes back with the exit: wait for it */
+	for (tries = 0; tries < 200; tries++) {
+		res = uzc_splice_from(&self->ring, self->d.cdev_fd,
+				      uzc_pos(0, tag, 0), 8192, 2, 0);
+		if (res != -EALREADY)
+			break;
+		usleep(10000);
+	}
+	EXPECT_EQ(8192, res);
+	sqe = io_uring_get_sqe(&self->ring);
+	uzc_prep_buf_remove(sqe, 2);
+	sqe->flags |= IOSQE_IO_DRAIN;
+	EXPECT_EQ(0, uzc_submit_wait(&self->ring, 1, &res, NULL, 3000));
+	EXPECT_EQ(0, res);
+	ASSERT_EQ(0, uzc_commit(&self->d, tag, 8192));
+	EXPECT_TRUE(uzc_io_done(&io, 5000));
+	if (io.done)
+		EXPECT_EQ(8192, uzc_io_wait(&io));
+	close(pfd[0]);
+	close(pfd[1]);
+	free(buf);
+}
+
 TEST_F(zc, drain_after_lend_submit_all_sep)
 {
 	drain_after(_metadata, self, IORING_SETUP_SUBMIT_ALL, true);
