@@ -439,6 +439,7 @@ static void drain_after(struct __test_metadata *_metadata,
 	struct io_uring_params p = { .flags = flags | IORING_SETUP_CQSIZE,
 				     .cq_entries = 256 };
 	int cfd = self->d.cdev_fd, tag, res[2] = { INT_MIN, INT_MIN }, ret;
+	int files[3] = { -1, -1, -1 };
 	struct io_uring ring;
 	struct io_uring_sqe *sqe;
 	struct uzc_io io;
@@ -447,6 +448,9 @@ static void drain_after(struct __test_metadata *_metadata,
 
 	ASSERT_EQ(0, io_uring_queue_init_params(32, &ring, &p));
 	ASSERT_EQ(0, io_uring_register_buffers_sparse(&ring, 7));
+	files[0] = cfd;
+	files[2] = self->d.ctrl_fd;
+	ASSERT_EQ(0, io_uring_register_files(&ring, files, 3));
 	START_WRITE(&io, buf, 8192, 44, 0);
 	tag = uzc_want_req(&self->d, UBLK_IO_OP_WRITE, 8192);
 	ASSERT_GE(tag, 0);
@@ -528,6 +532,13 @@ TEST_F(zc, drain_after_ring_exit_with_parked_read)
 TEST_F(zc, drain_after_lend_submit_all_sep)
 {
 	drain_after(_metadata, self, IORING_SETUP_SUBMIT_ALL, true);
+}
+
+/* the ring of seed 101's stall: SQE128, SUBMIT_ALL, files, one submission */
+TEST_F(zc, drain_after_lend_fuzz_ring_one)
+{
+	drain_after(_metadata, self, IORING_SETUP_SUBMIT_ALL |
+		    IORING_SETUP_SQE128, false);
 }
 
 /*
