@@ -506,6 +506,12 @@ TEST_F(zc, drain_after_ring_exit_with_parked_read)
 	ASSERT_EQ(1, io_uring_submit(&old));
 	EXPECT_TRUE(uzc_cq_quiet(&old, 50));
 	io_uring_queue_exit(&old);
+	/* as zc_fuzz: the next ring is made after the old one went */
+	io_uring_queue_exit(&self->ring);
+	ASSERT_EQ(0, io_uring_queue_init(32, &self->ring,
+					 IORING_SETUP_SUBMIT_ALL));
+	ASSERT_EQ(0, io_uring_register_buffers_sparse(&self->ring, SLOTS));
+	ASSERT_EQ(0, io_uring_register_files(&self->ring, &pfd[0], 1));
 	/* the loan comes back with the exit: wait for it */
 	for (tries = 0; tries < 200; tries++) {
 		res = uzc_splice_from(&self->ring, self->d.cdev_fd,
