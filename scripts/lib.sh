@@ -11,7 +11,8 @@ BUILD=${BUILD:-$TOP/build}
 # build, test and measure when named (CHECK_MATRIX="regbuf/debug",
 # ab --variants base,regbuf, STRESS_VARIANTS=regbuf, scripts/lint regbuf,
 # make kernels VARIANTS=regbuf) or with CHECK_MATRIX=all, but that the
-# default runs leave out: make check has a 60-minute budget (DESIGN.md 14).
+# default runs leave out: make check has a 60-minute budget (docs/testing.md, "Budget").
+# make ab measures them by default: regbuf is the design Linux merged.
 VARIANTS_ALL=(base splice-rsrc fused)
 VARIANTS_EXTRA=(regbuf)
 FLAVORS_ALL=(perf debug)
@@ -62,7 +63,7 @@ variant_has_patches() {
 variant_paths() {
 	case $1 in
 	base) echo copy user_copy ;;
-	splice-rsrc) echo copy user_copy splice ;;
+	splice-rsrc) echo copy user_copy splice autolend ;;
 	fused) echo copy user_copy fused ;;
 	regbuf) echo copy user_copy regbuf autobuf ;;
 	*) die "no data paths known for variant '$1'" ;;

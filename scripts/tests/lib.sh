@@ -14,7 +14,12 @@ T_FAILED=0
 T_TMP=$(mktemp -d "${TMPDIR:-/tmp}/script-tests.XXXXXX")
 trap 'rm -rf "$T_TMP"' EXIT
 
-t_plan() { echo "TAP version 13"; echo "1..$1"; }
+T_PLAN=
+t_plan() {
+	T_PLAN=$1
+	echo "TAP version 13"
+	echo "1..$1"
+}
 t_diag() { printf '%s\n' "$@" | sed 's/^/# /'; }
 
 # t_ok DESC CMD...: passes when CMD succeeds (status: whether it passed)
@@ -50,4 +55,13 @@ t_skip() {
 	echo "ok $T_NUM $1 # SKIP $2"
 }
 
-t_done() { [ "$T_FAILED" = 0 ]; exit $?; }
+# t_done: the exit status; a count that differs from the plan fails the
+# test here, where the reader sees which file miscounted
+t_done() {
+	if [ "$T_NUM" != "$T_PLAN" ]; then
+		echo "# planned $T_PLAN checks, ran $T_NUM"
+		exit 1
+	fi
+	[ "$T_FAILED" = 0 ]
+	exit $?
+}

@@ -58,7 +58,7 @@ run) ;;
 compare) echo "compare $*" >> "$STUB_LOG"; echo "stub compare"; exit 0 ;;
 *) exit 2 ;;
 esac
-o= v= b=0 seed=1 trials=3 paths=copy,user_copy,splice,fused dry=0
+o= v= b=0 seed=1 trials=3 paths=copy,user_copy,splice,autolend,fused dry=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--dry-run) dry=1 ;;
@@ -68,7 +68,7 @@ while [ $# -gt 0 ]; do
 	--seed) seed=$2; shift ;;
 	--trials) trials=$2; shift ;;
 	--paths) paths=$2; shift ;;
-	--list-paths) printf '%s\n' copy user_copy splice fused; exit 0 ;;
+	--list-paths) printf '%s\n' copy user_copy splice autolend fused; exit 0 ;;
 	esac
 	shift
 done
@@ -118,7 +118,7 @@ ab() {
 }
 V=(--variants "base,splice-rsrc,fused")
 
-t_plan 26
+t_plan 28
 ab ok "${V[@]}"
 t_is "a complete run passes" "$?" 0 || t_diag "$(tail -n 5 "$T_TMP/ok.out")"
 t_ok "it says how n splits into boots x trials" \
@@ -126,17 +126,21 @@ t_ok "it says how n splits into boots x trials" \
 t_is "boot 0 of every kernel: seed 1, boot 1: seed 3" \
 	"$(sed -n 's/^run variant=\([^ ]*\) boot=\([0-9]*\) seed=\([0-9]*\) .*/\1 \2 \3/p' "$T_TMP/ok.log" 2> /dev/null | sort | tr '\n' ,)" \
 	"base 0 1,base 1 3,fused 0 1,fused 1 3,splice-rsrc 0 1,splice-rsrc 1 3,"
-t_is "each kernel measures the paths it must have" \
-	"$(sed -n 's/^run variant=\([^ ]*\) boot=0 .*paths=\(.*\)/\1 \2/p' "$T_TMP/ok.log" 2> /dev/null | sort | tr '\n' ' ')" \
-	"base copy,user_copy,kernel fused copy,fused splice-rsrc copy,user_copy,splice "
+# paths_of CASE: "variant paths" of each kernel's boot 0, sorted
+paths_of() {
+	sed -n 's/^run variant=\([^ ]*\) boot=0 .*paths=\(.*\)/\1 \2/p' "$T_TMP/$1.log" 2> /dev/null |
+		sort | tr '\n' ' '
+}
+t_is "each kernel measures its own paths; copy on base, user_copy on base and splice-rsrc" \
+	"$(paths_of ok)" "base copy,user_copy,kernel fused fused splice-rsrc user_copy,splice,autolend "
 t_is "every trial reaches the comparison" \
-	"$(cat "$F"/build/results/*/trials-*.jsonl 2> /dev/null | wc -l)" $((2 * 2 * 2 * (3 + 2 + 3)))
+	"$(cat "$F"/build/results/*/trials-*.jsonl 2> /dev/null | wc -l)" $((2 * 2 * 2 * (3 + 1 + 3)))
 
 # shellcheck disable=SC2317 # run through t_ok
 no_cr() { ! grep -q $'\r' "$1"; }
-# the progress line: 2 boots x 2 trials x 2 cells x (3 + 2 + 3) paths
+# the progress line: 2 boots x 2 trials x 2 cells x (3 + 1 + 3) paths
 t_ok "the progress line ends with every boot's cells done" \
-	grep -Eq '^\[[0-9:]{8}\] measure 64/64 cells \(100%\), [0-9hms]+ elapsed$' "$T_TMP/ok.out" ||
+	grep -Eq '^\[[0-9:]{8}\] measure 56/56 cells \(100%\), [0-9hms]+ elapsed$' "$T_TMP/ok.out" ||
 	t_diag "$(grep measure "$T_TMP/ok.out")"
 t_ok "not on a terminal: plain lines, no carriage return" no_cr "$T_TMP/ok.out"
 t_is "the results directory holds what it held before the progress line" \
@@ -145,10 +149,20 @@ t_is "the results directory holds what it held before the progress line" \
 		vm-{base,fused,splice-rsrc}-{0,1}/{progress.log,trials.jsonl})"
 t_is "a boot's progress.log holds its guest's lines only" \
 	"$(tr '\n' , < "$F"/build/results/*/vm-fused-1/progress.log 2> /dev/null)" \
-	"$(for k in 1 2 3 4 5 6 7 8; do
-		p=copy; ((k % 2)) || p=fused; c=4K; (((k - 1) % 4 < 2)) || c=64K
-		printf '[%d/8] fused/%s null randread %s qd16   1000 IOPS,' "$k" "$p" "$c"; done)"
+	"$(for k in 1 2 3 4; do
+		c=4K; ((k % 2)) || c=64K
+		printf '[%d/4] fused/fused null randread %s qd16   1000 IOPS,' "$k" "$c"; done)"
 t_is "the progress board is removed" "$(ls -A "$T_TMP/tmp")" ""
+
+ab allp "${V[@]}" --all-paths
+t_is "--all-paths: copy and user_copy on every kernel too" \
+	"$(paths_of allp)" "base copy,user_copy,kernel fused copy,user_copy,fused splice-rsrc copy,user_copy,splice,autolend "
+mkdir -p "$F"/patches/{splice-rsrc,fused,regbuf}
+for v in splice-rsrc fused regbuf; do : > "$F/patches/$v/0001-x.patch"; done
+ab dflt
+t_is "by default every variant with patches, regbuf (VARIANTS_EXTRA) too" \
+	"$(paths_of dflt)" "base copy,user_copy,kernel fused fused regbuf regbuf,autobuf splice-rsrc user_copy,splice,autolend "
+rm -r "$F/patches"
 
 ab seeds --variants base,fused --boots 3 --trials 2 --seed 100
 t_is "--seed S: boot b of every kernel gets S + b*trials" \
@@ -179,9 +193,9 @@ fails_naming $? "a failed cell (abtool run exits 1)" cellfail "splice-rsrc boot 
 STUB_NOBOOT="fused:0" ab noboot "${V[@]}"
 fails_naming $? "a failed boot (vm-run 125)" noboot "fused boot 1/2 (status 125)"
 t_is "a failed boot: the last progress line counts it, before the error" \
-	"$(sed -n -e 's/^\[[0-9:]*\] \(measure [0-9]*\/64 cells.*failed\)$/\1/p' \
+	"$(sed -n -e 's/^\[[0-9:]*\] \(measure [0-9]*\/56 cells.*failed\)$/\1/p' \
 		-e 's/^\(ERROR\).*/\1/p' "$T_TMP/noboot.out" | tail -n 2 | sed 's/, [0-9hms]* elapsed//' | tr '\n' ,)" \
-	"measure 56/64 cells (87%), 1 boot failed,ERROR,"
+	"measure 52/56 cells (92%), 1 boot failed,ERROR,"
 STUB_PARTIAL="base:1" ab partial "${V[@]}"
 fails_naming $? "a lost trial record, guest exit 0" partial "base boot 2/2: path"
 STUB_LACKS="splice-rsrc:splice" ab lacks "${V[@]}"

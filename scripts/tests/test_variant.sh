@@ -11,7 +11,7 @@
 # shellcheck source-path=SCRIPTDIR
 . "$(dirname "$0")/lib.sh"
 ST=${SELFTESTS:-$TOP/selftests/ublk_zc}
-N=53
+N=61
 
 t_plan $N
 if [ "$(id -u)" != 0 ] || ! unshare -m true 2> /dev/null; then
@@ -23,7 +23,7 @@ cat > "$T_TMP/abtool" <<'STUB'
 #!/bin/bash
 case $1 in
 features)
-	for p in copy user_copy splice fused regbuf autobuf; do
+	for p in copy user_copy splice autolend fused regbuf autobuf; do
 		if [[ " ${STUB_PATHS:-} " == *" $p "* ]]; then
 			echo "$p yes"
 		else
@@ -83,10 +83,12 @@ c_case splice_uapi 0 4 1 1 1
 c_case fused_uapi 0 4 1 1 1
 c_case zc_fuzz 0 4 1 1 1
 c_case regbuf_uapi 0 4 1 1 1
+c_case splice_autolend 0 4 1 1 1
 c_case splice_uapi 1 4 4 1 4
 c_case fused_uapi 1 4 4 4 1
 c_case zc_fuzz 1 4 4 1 1
 c_case regbuf_uapi 1 4 4 4 4
+c_case splice_autolend 1 4 4 1 4
 
 # shell tests: no data path at all skips by hand, fails on any variant
 for t in test_smoke.sh test_verify.sh test_fs.sh test_faults.sh test_stress.sh; do

@@ -20,9 +20,9 @@ UBLK_DEV=
 # scripts/check and scripts/stress set it).  Unset (a kernel developer
 # running the kselftest by hand), whatever the kernel lacks skips.  Set,
 # what that variant must have fails when absent: root, ublk, the server, the
-# tools, and the data paths (copy and user_copy everywhere, splice on
-# splice-rsrc, fused on fused, regbuf and autobuf on regbuf); so does a
-# data path it must not have (a kernel of another variant).
+# tools, and the data paths (copy and user_copy everywhere, splice and
+# autolend on splice-rsrc, fused on fused, regbuf and autobuf on regbuf);
+# so does a data path it must not have (a kernel of another variant).
 VARIANT=${UBLK_ZC_VARIANT:-}
 
 fail() { echo "FAIL: $*" >&2; exit $KSFT_FAIL; }
@@ -37,7 +37,7 @@ variant_paths() {
 	case $VARIANT in
 	"") ;;
 	base) echo copy user_copy ;;
-	splice-rsrc) echo copy user_copy splice ;;
+	splice-rsrc) echo copy user_copy splice autolend ;;
 	fused) echo copy user_copy fused ;;
 	regbuf) echo copy user_copy regbuf autobuf ;;
 	*) fail "UBLK_ZC_VARIANT=$VARIANT: unknown variant (base, splice-rsrc, fused, regbuf)" ;;
@@ -61,6 +61,10 @@ make_backing() {
 	echo "$f"
 }
 
+# how long a server may take to say it is live
+READY_SECS=30
+[ "${UBLK_ZC_FLAVOR:-}" = debug ] && READY_SECS=180
+
 # ublk_start SERVE_ARGS...: start abtool serve, wait until it is live.
 # Returns KSFT_SKIP (after printing why) when the kernel lacks the path;
 # fails instead when the variant must have it.
@@ -75,7 +79,9 @@ ublk_start() {
 	"$UBLK_SRV" serve --ready-fd 3 "$@" 3> "$fifo" 2>> "$WORK/serve.log" &
 	UBLK_PID=$!
 	UBLK_ID=
-	read -r -t 30 UBLK_ID < "$fifo"
+	# a debug kernel under TCG on a busy host has taken over 30 s to
+	# start a server; a server that is never ready still fails here
+	read -r -t "$READY_SECS" UBLK_ID < "$fifo"
 	if [ -z "$UBLK_ID" ]; then
 		wait "$UBLK_PID"
 		status=$?
@@ -86,7 +92,7 @@ ublk_start() {
 				fail "abtool serve $*: the kernel lacks data path $path, which UBLK_ZC_VARIANT=$VARIANT must have"
 			return $KSFT_SKIP
 		fi
-		fail "abtool serve $* did not start (status $status)"
+		fail "abtool serve $* was not ready within $READY_SECS s (status $status)"
 	fi
 	UBLK_DEV=/dev/ublkb$UBLK_ID
 	local i

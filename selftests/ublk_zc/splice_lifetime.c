@@ -694,6 +694,131 @@ TEST_F(sqpoll, ring_is_not_the_daemon)
 	free(buf);
 }
 
+/* --- a queue on two rings, aborted by one ring's exit ------------------- */
+
+/* /dev/kmsg from now on, or -1 */
+static int kmsg_from_now(void)
+{
+	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
+
+	if (fd >= 0)
+		lseek(fd, 0, SEEK_END);
+	return fd;
+}
+
+/* whether a refcount report was logged since kmsg_from_now() */
+static bool kmsg_refcount_report(int fd)
+{
+	char rec[4096];
+	bool seen = false;
+	ssize_t n;
+
+	if (fd < 0)
+		return false;
+	for (;;) {
+		n = read(fd, rec, sizeof(rec) - 1);
+		if (n < 0 && errno == EPIPE)
+			continue;
+		if (n <= 0)
+			break;
+		rec[n] = 0;
+		if (strstr(rec, "refcount_t:"))
+			seen = true;
+	}
+	return seen;
+}
+
+/* COMMIT_AND_FETCH of @tag on @ring (user copy: addr 0), not waited for */
+static int commit_on(struct io_uring *ring, int cfd, int tag, int res)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+	struct ublksrv_io_cmd *cmd = (struct ublksrv_io_cmd *)&sqe->addr3;
+
+	io_uring_prep_rw(IORING_OP_URING_CMD, sqe, cfd, NULL, 0, 0);
+	sqe->cmd_op = UBLK_U_IO_COMMIT_AND_FETCH_REQ;
+	sqe->user_data = 0x8000;
+	cmd->q_id = 0;
+	cmd->tag = tag;
+	cmd->result = res;
+	return io_uring_submit(ring) == 1 ? 0 : -EIO;
+}
+
+/*
+ * Not specific to lending: a user-copy device whose queue has commands on
+ * two rings.  Tag a's COMMIT_AND_FETCH went through ring2; the server
+ * holds request b on the queue ring.  ring2 closes, its exit work cancels
+ * tag a's FETCH and ublk aborts the queue: abort puts b's dispatch
+ * reference and fails it, but b stays "owned by the server".  The server
+ * commits b: ublk_commit_completion() puts the reference again
+ * (refcount_t underflow, v6).  With a loan (SPLICE_FROM, UBLK_F_AUTO_LEND)
+ * the same double put happens when the loan goes.  Expected: the commit
+ * is refused with -EINVAL and puts nothing.
+ */
+TEST_F_TIMEOUT(srv, user_copy_commit_after_queue_abort, 60)
+{
+	struct __kernel_timespec ts = { .tv_nsec = 300 * 1000000LL };
+	struct io_uring_cqe *cqe;
+	struct io_uring ring2;
+	struct uzc_io io1, io2, io3, *held;
+	struct iovec iov;
+	struct uzc_dev d;
+	int a, b, kfd;
+	void *buf;
+
+	memset(&d, 0, sizeof(d));
+	d.dev_id = -1;
+	uzc_auto_buf_slots = 0;
+	ASSERT_EQ(0, uzc_dev_create(&d, UBLK_F_USER_COPY, DEPTH, 65536,
+				    64 << 20, false));
+	ASSERT_EQ(0, io_uring_queue_init(8, &ring2, 0));
+	buf = uzc_xalloc(4096);
+	ASSERT_NE(NULL, buf);
+	iov.iov_base = buf;
+	iov.iov_len = 4096;
+
+	ASSERT_EQ(0, uzc_io_start(&d, &io1, UZC_WRITE, &iov, 1, 0));
+	a = uzc_want_req(&d, UBLK_IO_OP_WRITE, 4096);
+	ASSERT_GE(a, 0);
+	ASSERT_EQ(0, commit_on(&ring2, d.cdev_fd, a, 4096));
+	ASSERT_EQ(4096, uzc_io_wait(&io1));
+
+	/* a request the server holds on the queue ring, tag a idle on ring2 */
+	held = &io2;
+	ASSERT_EQ(0, uzc_io_start(&d, &io2, UZC_WRITE, &iov, 1, 65536));
+	if (!io_uring_wait_cqe_timeout(&ring2, &cqe, &ts)) {
+		/* it went to tag a: hold it while the next one comes */
+		io_uring_cqe_seen(&ring2, cqe);
+		held = &io3;
+		ASSERT_EQ(0, uzc_io_start(&d, &io3, UZC_WRITE, &iov, 1,
+					  131072));
+		b = uzc_want_req(&d, UBLK_IO_OP_WRITE, 4096);
+		ASSERT_GE(b, 0);
+		ASSERT_EQ(0, commit_on(&ring2, d.cdev_fd, a, 4096));
+		ASSERT_EQ(4096, uzc_io_wait(&io2));
+	} else {
+		b = uzc_want_req(&d, UBLK_IO_OP_WRITE, 4096);
+		ASSERT_GE(b, 0);
+	}
+	ASSERT_NE(a, b);
+
+	kfd = kmsg_from_now();
+	io_uring_queue_exit(&ring2);
+	/* abort fails b at once (no loan holds it) */
+	EXPECT_TRUE(uzc_io_done(held, UZC_DEADLINE_MS));
+	if (held->done)
+		EXPECT_EQ(-EIO, uzc_io_wait(held));
+	ASSERT_EQ(0, uzc_commit(&d, b, 4096));
+	/* abort took the request from the server: refused, not queued */
+	EXPECT_EQ(-EINVAL, uzc_commit_answer(&d, b, 1000));
+	usleep(300000);
+	EXPECT_FALSE(kmsg_refcount_report(kfd));
+	if (kfd >= 0)
+		close(kfd);
+	uzc_queue_close(&d);
+	EXPECT_TRUE(uzc_deleted_within(&d, UZC_DEADLINE_MS));
+	free(buf);
+}
+
 int main(int argc, char **argv)
 {
 	uzc_require(uzc_unsupported(), "splice");

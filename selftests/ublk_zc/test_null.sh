@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # null target: every data path the kernel has moves each request's bytes
-# (reads from /dev/zero, writes to /dev/null), so reading back what was
+# (reads from a memfd of zeros, writes to /dev/null), so reading back what was
 # written gives zeroes, whatever the path, and nothing is stored.
 . "$(dirname "$0")/common.sh"
 require_ublk

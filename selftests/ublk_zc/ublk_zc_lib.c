@@ -146,7 +146,7 @@ bool uzc_must_have(const char *path)
 {
 	static const struct { const char *variant, *paths; } table[] = {
 		{ "base", " copy user_copy " },
-		{ "splice-rsrc", " copy user_copy splice " },
+		{ "splice-rsrc", " copy user_copy splice autolend " },
 		{ "fused", " copy user_copy fused " },
 		{ "regbuf", " copy user_copy regbuf autobuf " },
 	};
@@ -433,6 +433,27 @@ int uzc_commit(struct uzc_dev *d, int tag, int res)
 		return ret;
 	d->nr_active++;
 	return 0;
+}
+
+int uzc_commit_answer(struct uzc_dev *d, int tag, int ms)
+{
+	struct __kernel_timespec ts = { .tv_sec = ms / 1000,
+					.tv_nsec = (ms % 1000) * 1000000LL };
+	struct io_uring_cqe *cqe;
+	__u64 ud;
+	int res;
+
+	for (;;) {
+		if (io_uring_wait_cqe_timeout(&d->q, &cqe, &ts))
+			return -ETIMEDOUT;
+		ud = cqe->user_data;
+		res = cqe->res;
+		io_uring_cqe_seen(&d->q, cqe);
+		if (ud & UZC_UD_IO)
+			d->nr_active--;
+		if (ud == (UZC_UD_IO | tag))
+			return res;
+	}
 }
 
 int uzc_serve_default(struct uzc_dev *d, int tag)

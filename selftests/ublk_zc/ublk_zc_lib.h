@@ -114,8 +114,9 @@ extern int (*uzc_queue_ring_init)(struct uzc_dev *d);
  * project's scripts/check and scripts/stress, or NULL (a kernel developer
  * running the kselftest by hand: then a missing feature is a skip).
  * uzc_must_have(@path): whether that variant must have data path @path
- * ("copy" and "user_copy" everywhere, "splice" on splice-rsrc, "fused" on
- * fused, "regbuf" and "autobuf" on regbuf; NULL: what every path needs,
+ * ("copy" and "user_copy" everywhere, "splice" and "autolend" on
+ * splice-rsrc, "fused" on fused, "regbuf" and "autobuf" on regbuf; NULL:
+ * what every path needs,
  * uzc_prereq()), so that its absence
  * is a failure, not a skip.  False without a variant; an unknown variant
  * must have everything.
@@ -197,6 +198,12 @@ static inline const struct ublksrv_io_desc *uzc_iod(struct uzc_dev *d,
 }
 /* COMMIT_AND_FETCH_REQ for @tag with @res (submitted, not waited for) */
 int uzc_commit(struct uzc_dev *d, int tag, int res);
+/*
+ * The answer to the COMMIT_AND_FETCH of @tag just sent by uzc_commit(), or
+ * -ETIMEDOUT if the command is still queued after @ms (other ublk
+ * completions are reaped and dropped).
+ */
+int uzc_commit_answer(struct uzc_dev *d, int tag, int ms);
 /* serve a request without zero copy: zero-fill reads, accept writes */
 int uzc_serve_default(struct uzc_dev *d, int tag);
 

@@ -28,4 +28,16 @@
 #define IORING_OP_BUF_REMOVE	59
 #endif
 
+/*
+ * ublk device flag of v6 (8/8): each READ/WRITE request is lent into the
+ * slot named in the sqe->addr of the FETCH/COMMIT_AND_FETCH that hands it
+ * over, and its commit empties that slot.  Bit 49: clear of upstream's
+ * flags and of the regbuf series' UBLK_F_REG_IO_BUF (48), so that
+ * UBLK_U_CMD_GET_FEATURES alone tells the kernels apart.
+ */
+#ifndef UBLK_F_AUTO_LEND
+#define UBLK_F_AUTO_LEND		(1ULL << 49)
+#define UBLK_AUTO_LEND_SLOT_MASK	0xffffULL
+#endif
+
 #endif

@@ -46,6 +46,7 @@ struct ublk_tgt {
 	/* fds[0..nr_flush) hold data: FLUSH fsyncs them, the cache is volatile */
 	int nr_flush;
 	uint64_t dev_size;
+	uint32_t max_io_bytes;	/* the device's largest request */
 	unsigned int read_leg;	/* mirror: which leg serves reads */
 };
 
@@ -223,6 +224,25 @@ void ublk_submit_user_copy(struct ublk_queue *q, unsigned int tag,
 			   bool to_dev);
 int ublk_leg_done(struct ublk_queue *q, unsigned int tag, int res);
 uint64_t ublk_user_copy_pos(unsigned int q_id, unsigned int tag);
+
+/*
+ * Every queue ring registers its files at setup and its SQEs name them by
+ * index, as kublk's do: [0] is the char device, [1 + i] the target's
+ * fds[i].  So no data path pays a file lookup per SQE that another does
+ * not (a path with three SQEs on the char device per request would pay
+ * three).  Call after the io_uring_prep_*() that set sqe->fd.
+ */
+#define UBLK_FIXED_CDEV		0
+static inline void ublk_sqe_fixed_file(struct io_uring_sqe *sqe)
+{
+	sqe->flags |= IOSQE_FIXED_FILE;
+}
+
+static inline int ublk_fixed_backing(int backing)
+{
+	return 1 + backing;
+}
+
 static inline const struct ublksrv_io_desc *
 ublk_iod(const struct ublk_queue *q, unsigned int tag)
 {

@@ -126,6 +126,7 @@ int ublk_dev_create(struct ublk_dev *d, const struct ublk_dev_config *c,
 	d->max_io_bytes = c->max_io_bytes;
 	d->tgt.ops = tops;
 	d->tgt.cfg = c->tgt;
+	d->tgt.max_io_bytes = c->max_io_bytes;
 
 	ret = ublk_ctrl_open(d);
 	if (ret < 0)

@@ -45,7 +45,8 @@ static void ublk_queue_io_cmd(struct ublk_queue *q, unsigned int tag,
 	struct ublk_io *io = &q->ios[tag];
 
 	sqe->opcode = IORING_OP_URING_CMD;
-	sqe->fd = q->cdev_fd;
+	sqe->fd = UBLK_FIXED_CDEV;
+	ublk_sqe_fixed_file(sqe);
 	sqe->cmd_op = op;
 	sqe->user_data = ublk_ud(tag, UD_CMD, 0);
 	cmd->q_id = q->q_id;
@@ -76,13 +77,14 @@ static void ublk_prep_leg(struct ublk_queue *q, unsigned int tag, int i,
 	bool write = ublksrv_get_op(iod) == UBLK_IO_OP_WRITE;
 	const struct ublk_leg *leg = &q->ios[tag].legs[i];
 	struct io_uring_sqe *sqe = ublk_get_sqe(q);
-	int fd = q->dev->tgt.fds[leg->backing];
+	int fd = ublk_fixed_backing(leg->backing);
 	char *p = (char *)buf + leg->buf_off;
 
 	if (write)
 		io_uring_prep_write(sqe, fd, p, leg->len, leg->off);
 	else
 		io_uring_prep_read(sqe, fd, p, leg->len, leg->off);
+	ublk_sqe_fixed_file(sqe);
 	sqe->user_data = ublk_ud(tag, UD_LEG, i);
 }
 
@@ -145,8 +147,9 @@ void ublk_submit_flush(struct ublk_queue *q, unsigned int tag)
 	for (i = 0; i < q->dev->tgt.nr_flush; i++) {
 		struct io_uring_sqe *sqe = ublk_get_sqe(q);
 
-		io_uring_prep_fsync(sqe, q->dev->tgt.fds[i],
+		io_uring_prep_fsync(sqe, ublk_fixed_backing(i),
 				    IORING_FSYNC_DATASYNC);
+		ublk_sqe_fixed_file(sqe);
 		sqe->user_data = ublk_ud(tag, UD_FLUSH, i);
 		io->pending++;
 	}
@@ -163,9 +166,10 @@ void ublk_submit_user_copy(struct ublk_queue *q, unsigned int tag,
 	uint64_t pos = ublk_user_copy_pos(q->q_id, tag);
 
 	if (to_dev)
-		io_uring_prep_write(sqe, q->cdev_fd, io->buf, len, pos);
+		io_uring_prep_write(sqe, UBLK_FIXED_CDEV, io->buf, len, pos);
 	else
-		io_uring_prep_read(sqe, q->cdev_fd, io->buf, len, pos);
+		io_uring_prep_read(sqe, UBLK_FIXED_CDEV, io->buf, len, pos);
+	ublk_sqe_fixed_file(sqe);
 	sqe->user_data = ublk_ud(tag, UD_COPY, 0);
 	io->pending++;
 	q->stats->copied_bytes += len;
@@ -221,6 +225,19 @@ static void ublk_handle_cqe(struct ublk_queue *q, struct io_uring_cqe *cqe)
 		q->dev->path->cqe(q, tag, kind, leg, cqe->res);
 }
 
+/* the ring's fixed-file table: the char device, then the target's files */
+static int ublk_queue_register_files(struct ublk_queue *q)
+{
+	const struct ublk_tgt *t = &q->dev->tgt;
+	int files[1 + UBLK_MAX_BACKINGS];
+	int i;
+
+	files[UBLK_FIXED_CDEV] = q->cdev_fd;
+	for (i = 0; i < t->nr_fds; i++)
+		files[ublk_fixed_backing(i)] = t->fds[i];
+	return io_uring_register_files(&q->ring, files, 1 + t->nr_fds);
+}
+
 int ublk_queue_setup(struct ublk_dev *d, unsigned int q_id)
 {
 	struct ublk_queue *q = &d->queues[q_id];
@@ -257,6 +274,9 @@ int ublk_queue_setup(struct ublk_dev *d, unsigned int q_id)
 				  (d->path->sqe128 ? IORING_SETUP_SQE128 : 0) |
 				  IORING_SETUP_SUBMIT_ALL |
 				  IORING_SETUP_COOP_TASKRUN);
+	if (ret < 0)
+		return ret;
+	ret = ublk_queue_register_files(q);
 	if (ret < 0)
 		return ret;
 	/*

@@ -31,12 +31,6 @@ static int autobuf_probe(uint64_t features, char *why, size_t whylen)
 	return -EOPNOTSUPP;
 }
 
-static int autobuf_queue_init(struct ublk_queue *q)
-{
-	/* one empty slot per tag, before the first FETCH names it */
-	return io_uring_register_buffers_sparse(&q->ring, q->depth);
-}
-
 static uint64_t autobuf_cmd_sqe_addr(const struct ublk_queue *q,
 				     unsigned int tag)
 {
@@ -46,38 +40,13 @@ static uint64_t autobuf_cmd_sqe_addr(const struct ublk_queue *q,
 	return ublk_auto_buf_reg_to_sqe_addr(&reg);
 }
 
-static void autobuf_start(struct ublk_queue *q, unsigned int tag)
-{
-	struct ublk_io *io = &q->ios[tag];
-	int n = path_map_request(q, tag), i;
-
-	if (n == 0)
-		ublk_commit(q, tag, path_result(q, tag));
-	for (i = 0; i < n; i++) {
-		path_prep_fixed_leg(q, tag, i, tag);
-		io->pending++;
-	}
-}
-
-static void autobuf_cqe(struct ublk_queue *q, unsigned int tag,
-			unsigned int kind, unsigned int leg, int res)
-{
-	/* a short leg goes again at once: the slot holds the pages till commit */
-	if (ublk_leg_advance(q, tag, kind, leg, &res)) {
-		path_prep_fixed_leg(q, tag, leg, tag);
-		return;
-	}
-	if (ublk_leg_done(q, tag, res))
-		ublk_commit(q, tag, path_result(q, tag));
-}
-
 const struct ublk_path_ops path_autobuf = {
 	.name = "autobuf",
 	.help = "request pages registered at delivery: AUTO_BUF_REG (regbuf)",
 	.dev_flags = UBLK_F_AUTO_BUF_REG,
 	.probe = autobuf_probe,
-	.queue_init = autobuf_queue_init,
-	.start = autobuf_start,
-	.cqe = autobuf_cqe,
+	.queue_init = path_slot_table_init,
+	.start = path_in_slot_start,
+	.cqe = path_in_slot_cqe,
 	.cmd_sqe_addr = autobuf_cmd_sqe_addr,
 };

@@ -73,11 +73,12 @@ void path_prep_fixed_leg(struct ublk_queue *q, unsigned int tag, int i,
 {
 	const struct ublk_leg *leg = &q->ios[tag].legs[i];
 	struct io_uring_sqe *sqe = ublk_get_sqe(q);
-	int fd = q->dev->tgt.fds[leg->backing];
 
 	io_uring_prep_rw(path_is_write(q, tag) ? IORING_OP_WRITE_FIXED :
-			 IORING_OP_READ_FIXED, sqe, fd,
+			 IORING_OP_READ_FIXED, sqe,
+			 ublk_fixed_backing(leg->backing),
 			 (void *)(uintptr_t)leg->buf_off, leg->len, leg->off);
+	ublk_sqe_fixed_file(sqe);
 	sqe->buf_index = slot;
 	sqe->user_data = ublk_ud(tag, UD_LEG, i);
 }
@@ -109,5 +110,34 @@ void path_slot_leg_back(struct ublk_queue *q, unsigned int tag,
 	if (io->legs_again && io->res >= 0)
 		again(q, tag);
 	else
+		ublk_commit(q, tag, path_result(q, tag));
+}
+
+int path_slot_table_init(struct ublk_queue *q)
+{
+	return io_uring_register_buffers_sparse(&q->ring, q->depth);
+}
+
+void path_in_slot_start(struct ublk_queue *q, unsigned int tag)
+{
+	struct ublk_io *io = &q->ios[tag];
+	int n = path_map_request(q, tag), i;
+
+	if (n == 0)
+		ublk_commit(q, tag, path_result(q, tag));
+	for (i = 0; i < n; i++) {
+		path_prep_fixed_leg(q, tag, i, tag);
+		io->pending++;
+	}
+}
+
+void path_in_slot_cqe(struct ublk_queue *q, unsigned int tag,
+		      unsigned int kind, unsigned int leg, int res)
+{
+	if (ublk_leg_advance(q, tag, kind, leg, &res)) {
+		path_prep_fixed_leg(q, tag, leg, tag);
+		return;
+	}
+	if (ublk_leg_done(q, tag, res))
 		ublk_commit(q, tag, path_result(q, tag));
 }

@@ -33,4 +33,16 @@ void path_slot_leg_back(struct ublk_queue *q, unsigned int tag,
 			unsigned int kind, unsigned int leg, int res,
 			void (*again)(struct ublk_queue *q, unsigned int tag));
 
+/* the slot paths' buffer table: one empty slot per tag */
+int path_slot_table_init(struct ublk_queue *q);
+
+/*
+ * The paths whose request arrives with its pages already in slot = tag
+ * (autobuf, autolend): the legs go at once; a short one goes again at
+ * once (the slot holds the pages till the commit); the last commits.
+ */
+void path_in_slot_start(struct ublk_queue *q, unsigned int tag);
+void path_in_slot_cqe(struct ublk_queue *q, unsigned int tag,
+		      unsigned int kind, unsigned int leg, int res);
+
 #endif

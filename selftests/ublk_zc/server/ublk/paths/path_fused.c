@@ -8,7 +8,8 @@
  * costs N fused commands: that is this design's cost, measured as is.
  *
  * The null target has one leg like every other path: one fused command
- * per request, whose secondary reads /dev/zero or writes /dev/null.
+ * per request, whose secondary reads the null target's memfd or writes
+ * /dev/null.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -38,11 +39,12 @@ static void fused_prep_leg(struct ublk_queue *q, unsigned int tag, int i)
 	struct io_uring_sqe *sqe = ublk_get_sqe(q);
 	struct io_uring_sqe *secondary = sqe + 1;
 	struct ublksrv_io_cmd *cmd = (struct ublksrv_io_cmd *)sqe->cmd;
-	int fd = q->dev->tgt.fds[leg->backing];
+	int fd = ublk_fixed_backing(leg->backing);
 	void *at = (void *)(uintptr_t)leg->buf_off;
 
 	sqe->opcode = IORING_OP_FUSED_CMD;
-	sqe->fd = q->cdev_fd;
+	sqe->fd = UBLK_FIXED_CDEV;
+	ublk_sqe_fixed_file(sqe);
 	sqe->cmd_op = UBLK_U_IO_FUSED_SUBMIT_IO;
 	sqe->user_data = ublk_ud(tag, UD_LEG, i);
 	cmd->q_id = q->q_id;
@@ -51,6 +53,7 @@ static void fused_prep_leg(struct ublk_queue *q, unsigned int tag, int i)
 		io_uring_prep_write(secondary, fd, at, leg->len, leg->off);
 	else
 		io_uring_prep_read(secondary, fd, at, leg->len, leg->off);
+	ublk_sqe_fixed_file(secondary);
 }
 
 static void fused_start(struct ublk_queue *q, unsigned int tag)

@@ -40,12 +40,6 @@ static int regbuf_probe(uint64_t features, char *why, size_t whylen)
 	return -EOPNOTSUPP;
 }
 
-static int regbuf_queue_init(struct ublk_queue *q)
-{
-	/* one empty slot per tag */
-	return io_uring_register_buffers_sparse(&q->ring, q->depth);
-}
-
 /*
  * REGISTER_IO_BUF (slot = tag) or UNREGISTER_IO_BUF of it; the CQE, which
  * comes only on failure, says which of the two failed (AUX_*).
@@ -57,7 +51,8 @@ static void prep_buf_cmd(struct ublk_queue *q, unsigned int tag,
 	struct ublksrv_io_cmd *cmd = (struct ublksrv_io_cmd *)sqe->cmd;
 
 	sqe->opcode = IORING_OP_URING_CMD;
-	sqe->fd = q->cdev_fd;
+	sqe->fd = UBLK_FIXED_CDEV;
+	ublk_sqe_fixed_file(sqe);
 	sqe->cmd_op = which == AUX_REGISTER ? UBLK_U_IO_REGISTER_IO_BUF :
 		      UBLK_U_IO_UNREGISTER_IO_BUF;
 	sqe->flags |= IOSQE_CQE_SKIP_SUCCESS;
@@ -122,7 +117,7 @@ const struct ublk_path_ops path_regbuf = {
 	.help = "REGISTER_IO_BUF puts the request pages in the buffer table (regbuf)",
 	.dev_flags = UBLK_F_REG_IO_BUF,
 	.probe = regbuf_probe,
-	.queue_init = regbuf_queue_init,
+	.queue_init = path_slot_table_init,
 	.start = regbuf_start,
 	.cqe = regbuf_cqe,
 };

@@ -33,12 +33,6 @@ static int splice_probe(uint64_t features, char *why, size_t whylen)
 	return 0;
 }
 
-static int splice_queue_init(struct ublk_queue *q)
-{
-	/* one empty slot per tag */
-	return io_uring_register_buffers_sparse(&q->ring, q->depth);
-}
-
 /*
  * What install and remove share: both act on slot = tag, and their CQE,
  * when there is one, names which of the two it is (AUX_*) for
@@ -64,8 +58,9 @@ static void prep_install(struct ublk_queue *q, unsigned int tag)
 	uint64_t pos = ublk_user_copy_pos(q->q_id, tag);
 	struct io_uring_sqe *sqe = ublk_get_sqe(q);
 
-	io_uring_prep_rw(IORING_OP_SPLICE_FROM, sqe, q->cdev_fd, NULL, len,
+	io_uring_prep_rw(IORING_OP_SPLICE_FROM, sqe, UBLK_FIXED_CDEV, NULL, len,
 			 pos);
+	ublk_sqe_fixed_file(sqe);
 	prep_slot(sqe, tag, AUX_INSTALL, true);
 }
 
@@ -79,18 +74,9 @@ static void prep_remove(struct ublk_queue *q, unsigned int tag,
 	prep_slot(sqe, tag, AUX_REMOVE, skip_success);
 }
 
-/* leg i as READ_FIXED/WRITE_FIXED; addr is a byte offset into the slot */
 static void prep_leg(struct ublk_queue *q, unsigned int tag, int i)
 {
-	const struct ublk_leg *leg = &q->ios[tag].legs[i];
-	struct io_uring_sqe *sqe = ublk_get_sqe(q);
-	int fd = q->dev->tgt.fds[leg->backing];
-
-	io_uring_prep_rw(path_is_write(q, tag) ? IORING_OP_WRITE_FIXED :
-			 IORING_OP_READ_FIXED, sqe, fd,
-			 (void *)(uintptr_t)leg->buf_off, leg->len, leg->off);
-	sqe->buf_index = tag;
-	sqe->user_data = ublk_ud(tag, UD_LEG, i);
+	path_prep_fixed_leg(q, tag, i, tag);
 	q->ios[tag].pending++;
 }
 
@@ -146,7 +132,7 @@ const struct ublk_path_ops path_splice = {
 	.help = "request pages installed as a registered buffer (splice-rsrc)",
 	.dev_flags = UBLK_F_USER_COPY | UBLK_F_SUPPORT_ZERO_COPY,
 	.probe = splice_probe,
-	.queue_init = splice_queue_init,
+	.queue_init = path_slot_table_init,
 	.start = splice_start,
 	.cqe = splice_cqe,
 };
