@@ -196,6 +196,20 @@ static void dump_model(const struct model *m)
 		       m->tag[i].bytes, m->tag[i].start);
 }
 
+/*
+ * The fuzz ring's counters as the kernel shows them: a missing CQE with
+ * every earlier SQE completed (CQ tail = SQ head - 1, nothing dropped or
+ * overflowed) is a drain that lost count, not a request still running.
+ */
+static void dump_ring(void)
+{
+	printf("#   ring: sq head=%u tail=%u dropped=%u flags=0x%x; cq head=%u tail=%u overflow=%u\n",
+	       io_uring_smp_load_acquire(FR->sq.khead), *FR->sq.ktail,
+	       *FR->sq.kdropped, io_uring_smp_load_acquire(FR->sq.kflags),
+	       *FR->cq.khead, io_uring_smp_load_acquire(FR->cq.ktail),
+	       *FR->cq.koverflow);
+}
+
 void check_one(struct op *o)
 {
 	bool doc = documented(o, o->res);
@@ -219,6 +233,8 @@ void check_one(struct op *o)
 		       cfg.seed, o->idx, opk_name[o->kind], o->res,
 		       o->got ? errname(o->res) : "no CQE");
 		print_op(o);
+		if (!o->got)
+			dump_ring();
 		if (nr_mismatch_model == 1)
 			dump_model(&M);
 	} else if (cfg.verbose > 1) {
