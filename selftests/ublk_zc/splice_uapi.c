@@ -376,7 +376,8 @@ TEST_F(zc, forced_async_ops)
  * come and the ring must not stay drained.  @remove: the drained op is a
  * BUF_REMOVE of the slot just filled, else a NOP; @lend: the first SQE is
  * a SPLICE_FROM, else a NOP.  (Written while chasing the stalls zc_fuzz
- * seeds 101 and 103 show: these pass, the stall needs more history.)
+ * seeds 101 and 103 showed; those needed an SQE failing at prep behind
+ * the drain: upstream_drain_stranded_by_failed_prep.)
  */
 static void drain_behind(struct __test_metadata *_metadata,
 			 FIXTURE_DATA(zc) *self, bool lend, bool remove)
