@@ -86,12 +86,12 @@ static void print_op(const struct op *o)
 	char e[160];
 
 	exp_str(&o->exp, e, sizeof(e));
-	printf("#   op #%lu %s fd=%s%s%s link=%u skip=%d: got %d (%s), expected %s [%s]\n",
+	printf("#   op #%lu %s fd=%s%s%s link=%u skip=%d%s: got %d (%s), expected %s [%s]\n",
 	       o->idx, opk_name[o->kind], fdc_name[o->fdc],
 	       o->kind == K_FUSED ? " sec-fd=" : "",
 	       o->kind == K_FUSED ? fdc_name[o->sfdc] : "", o->link, o->skip,
-	       o->res, o->got ? errname(o->res) : "no CQE", e,
-	       o->why ? o->why : "");
+	       o->deferred ? " deferred" : "", o->res,
+	       o->got ? errname(o->res) : "no CQE", e, o->why ? o->why : "");
 	print_sqe("sqe", &o->sqe[0]);
 	if (o->kind == K_READF || o->kind == K_WRITEF ||
 	    o->kind == K_SENDZC || o->kind == K_UCMD)
