@@ -161,6 +161,38 @@ static void finish_req(struct __test_metadata *_metadata, struct uzc_dev *d,
 	EXPECT_EQ(expect, uzc_io_wait(io));
 }
 
+/* COMMIT_AND_FETCH of @tag on @ring (user copy: addr 0), user_data @ud */
+static void prep_commit(struct io_uring_sqe *sqe, int cdev_fd, int tag,
+			int res, __u64 ud)
+{
+	struct ublksrv_io_cmd *cmd = (struct ublksrv_io_cmd *)&sqe->addr3;
+
+	memset(sqe, 0, sizeof(*sqe));
+	sqe->opcode = IORING_OP_URING_CMD;
+	sqe->fd = cdev_fd;
+	sqe->cmd_op = UBLK_U_IO_COMMIT_AND_FETCH_REQ;
+	sqe->user_data = ud;
+	cmd->q_id = 0;
+	cmd->tag = tag;
+	cmd->result = res;
+}
+
+/* no further CQE arrives within @ms (e.g. a stray notification) */
+static int no_more_cqe(struct io_uring *ring, int ms, __u64 *ud)
+{
+	struct __kernel_timespec ts = { .tv_nsec = ms * 1000000LL };
+	struct io_uring_cqe *cqe;
+	int ret;
+
+	ret = io_uring_wait_cqe_timeout(ring, &cqe, &ts);
+	if (ret)
+		return ret == -ETIME;
+	*ud = cqe->user_data;
+	ret = cqe->res;
+	io_uring_cqe_seen(ring, cqe);
+	return 0;
+}
+
 /* the errno paths that need a request owned by the server */
 TEST_F(fused, errno_write_request)
 {
@@ -469,11 +501,197 @@ TEST_F(fused, linked_sqe_reused)
 	EXPECT_EQ(2, ud[1]);
 	EXPECT_EQ((int)len, res[1]);
 	io_uring_queue_exit(&small);
+
+	/*
+	 * The same with a drain: a fused WRITE with IOSQE_IO_DRAIN waits,
+	 * deferred, for the pipe READ ahead of it, and is issued after its
+	 * SQ entry was reused.
+	 */
+	ASSERT_EQ(0, io_uring_queue_init(2, &small, IORING_SETUP_SQE128));
+	sqe = io_uring_get_sqe(&small);
+	io_uring_prep_read(sqe, pfd[0], self->buf2, 1, 0);
+	sqe->user_data = 3;
+	sqe = io_uring_get_sqe(&small);
+	prep_fused(sqe, cfd, 0, tag, IORING_OP_WRITE, fd, 0, len, len, 4);
+	sqe->flags = IOSQE_IO_DRAIN;
+	ASSERT_EQ(2, io_uring_submit(&small));
+	memset(small.sq.sqes, 0xff, 2 * 2 * sizeof(struct io_uring_sqe));
+	ASSERT_EQ(1, write(pfd[1], &c, 1));
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(0, io_uring_wait_cqe_timeout(&small, &cqe, &ts));
+		ud[i] = cqe->user_data;
+		res[i] = cqe->res;
+		io_uring_cqe_seen(&small, cqe);
+	}
+	EXPECT_EQ(3, ud[0]);
+	EXPECT_EQ(1, res[0]);
+	EXPECT_EQ(4, ud[1]);
+	EXPECT_EQ((int)len, res[1]);
+	io_uring_queue_exit(&small);
+
 	finish_req(_metadata, &self->d, &io, tag, len, len);
 	EXPECT_EQ((ssize_t)len, pread(fd, self->buf2, len, 0));
 	EXPECT_EQ(0, uzc_cmp(self->buf, self->buf2, len));
+	EXPECT_EQ((ssize_t)len, pread(fd, self->buf2, len, len));
+	EXPECT_EQ(0, uzc_cmp(self->buf, self->buf2, len));
 	close(pfd[0]);
 	close(pfd[1]);
+	close(fd);
+}
+
+/*
+ * A server's natural chain: fused WRITE -> linked COMMIT_AND_FETCH.  The
+ * commit is issued from task work once the fused command completes, after
+ * the application refilled its SQ entry (here: 0xff, so q_id 0xffff).  The
+ * commit must act on its own SQE, copied at prep (3/8), not on what the
+ * entry holds by then: it commits the tag, whose FETCH then parks.
+ */
+TEST_F(fused, linked_commit_reads_its_own_sqe)
+{
+	int cfd = self->d.cdev_fd, p[2], tag, res, i;
+	struct io_uring_cqe *cqe;
+	struct io_uring_sqe *sqe;
+	struct io_uring small;
+	char drain[4096];
+	struct uzc_io io;
+	__u64 ud;
+
+	ASSERT_EQ(0, uzc_full_pipe(p));
+	ASSERT_EQ(0, io_uring_queue_init(4, &small, IORING_SETUP_SQE128));
+	uzc_fill(self->buf, 4096, 93);
+	tag = start_req(_metadata, &self->d, &io, UZC_WRITE, self->buf, 4096,
+			0);
+	ASSERT_LE(0, tag);
+
+	sqe = io_uring_get_sqe(&small);
+	prep_fused(sqe, cfd, 0, tag, IORING_OP_WRITE, p[1], 0, 4096, 0, 1);
+	sqe->flags = IOSQE_IO_LINK;
+	sqe = io_uring_get_sqe(&small);
+	prep_commit(sqe, cfd, tag, 4096, 2);
+	ASSERT_EQ(2, io_uring_submit(&small));
+	EXPECT_TRUE(no_more_cqe(&small, 200, &ud));
+	/* every SQ entry reused */
+	memset(small.sq.sqes, 0xff, 4 * 2 * sizeof(struct io_uring_sqe));
+
+	/* room in the pipe: the fused WRITE completes, then the commit */
+	EXPECT_EQ(4096, read(p[0], drain, sizeof(drain)));
+	for (i = 0; i < 2; i++) {
+		struct __kernel_timespec ts = { .tv_nsec = 500 * 1000000LL };
+
+		if (io_uring_wait_cqe_timeout(&small, &cqe, &ts))
+			break;
+		ud = cqe->user_data;
+		res = cqe->res;
+		io_uring_cqe_seen(&small, cqe);
+		if (ud == 1) {
+			EXPECT_EQ(4096, res);
+			continue;
+		}
+		/* the commit read the reused entry: commit again */
+		EXPECT_EQ(2, ud);
+		EXPECT_EQ(0, 1) TH_LOG("linked commit answered %d", res);
+		ASSERT_EQ(0, uzc_commit(&self->d, tag, 4096));
+	}
+	EXPECT_TRUE(uzc_io_done(&io, TMO_MS));
+	if (io.done)
+		EXPECT_EQ(4096, uzc_io_wait(&io));
+	EXPECT_EQ(4096, read(p[0], drain, sizeof(drain)));
+	EXPECT_EQ(0, uzc_cmp(self->buf, drain, 4096));
+	/* cancels the tag's FETCH parked here (the queue is aborted) */
+	io_uring_queue_exit(&small);
+	close(p[0]);
+	close(p[1]);
+}
+
+/*
+ * A queue's commands on two rings.  Tag a's COMMIT_AND_FETCH went through
+ * ring2; the server holds request b, with a fused WRITE on it parked on a
+ * full pipe.  ring2 closes: its exit work cancels tag a's FETCH and ublk
+ * aborts the queue, marking b aborted and putting its dispatch reference
+ * (the fused command keeps the request).  From then on the server, alive,
+ * must be refused on b: new fused commands with -ESRCH (also once the
+ * parked one completed and the request ended), the COMMIT with -EINVAL
+ * and no second put (v2: "refcount_t: underflow"), nor any other kernel
+ * report.
+ */
+TEST_F_TIMEOUT(fused, commit_after_queue_abort, 60)
+{
+	struct __kernel_timespec ts = { .tv_nsec = 300 * 1000000LL };
+	int cfd = self->d.cdev_fd, fd = tmpfile_fd(), p[2], a, b, kfd, res;
+	struct iovec iov = { .iov_base = self->buf, .iov_len = 4096 };
+	struct uzc_io io1, io2, io3, *held;
+	struct io_uring_cqe *cqe;
+	struct io_uring ring2;
+	char drain[4096], line[512];
+	__u64 ud;
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, uzc_full_pipe(p));
+	ASSERT_EQ(0, io_uring_queue_init(8, &ring2, 0));
+	uzc_fill(self->buf, 4096, 95);
+
+	/* tag a: committed through ring2, its next FETCH parks there */
+	a = start_req(_metadata, &self->d, &io1, UZC_WRITE, self->buf, 4096,
+		      0);
+	ASSERT_LE(0, a);
+	prep_commit(io_uring_get_sqe(&ring2), cfd, a, 4096, 0x8000);
+	ASSERT_EQ(1, io_uring_submit(&ring2));
+	ASSERT_EQ(4096, uzc_io_wait(&io1));
+
+	/* a request the server holds on the queue ring, tag a idle */
+	held = &io2;
+	ASSERT_EQ(0, uzc_io_start(&self->d, &io2, UZC_WRITE, &iov, 1, 65536));
+	if (!io_uring_wait_cqe_timeout(&ring2, &cqe, &ts)) {
+		/* it went to tag a: hold it while the next one comes */
+		io_uring_cqe_seen(&ring2, cqe);
+		held = &io3;
+		ASSERT_EQ(0, uzc_io_start(&self->d, &io3, UZC_WRITE, &iov, 1,
+					  131072));
+		b = uzc_next_req(&self->d, TMO_MS);
+		ASSERT_LE(0, b);
+		prep_commit(io_uring_get_sqe(&ring2), cfd, a, 4096, 0x8000);
+		ASSERT_EQ(1, io_uring_submit(&ring2));
+		ASSERT_EQ(4096, uzc_io_wait(&io2));
+	} else {
+		b = uzc_next_req(&self->d, TMO_MS);
+		ASSERT_LE(0, b);
+	}
+	ASSERT_NE(a, b);
+
+	/* a fused WRITE of b parked on the full pipe holds the request */
+	prep_fused(io_uring_get_sqe(&self->ring), cfd, 0, b, IORING_OP_WRITE,
+		   p[1], 0, 4096, 0, 1);
+	ASSERT_EQ(1, io_uring_submit(&self->ring));
+	EXPECT_TRUE(no_more_cqe(&self->ring, 200, &ud));
+
+	kfd = uzc_kmsg_from_now();
+	/* ring2's exit cancels tag a's FETCH: the queue is aborted */
+	io_uring_queue_exit(&ring2);
+	EXPECT_FALSE(uzc_io_done(held, 300));
+	/* b is aborted: no new fused command on it */
+	EXPECT_EQ(-ESRCH, fused_one(&self->ring, cfd, 0, b, IORING_OP_WRITE,
+				    fd, 0, 4096, 0));
+	/* the parked one completes, and its release ends b (-EIO) */
+	EXPECT_EQ(4096, read(p[0], drain, sizeof(drain)));
+	EXPECT_EQ(0, uzc_submit_wait(&self->ring, 1, &res, &ud, TMO_MS));
+	EXPECT_EQ(1, ud);
+	EXPECT_EQ(4096, res);
+	EXPECT_TRUE(uzc_io_done(held, UZC_DEADLINE_MS));
+	if (held->done)
+		EXPECT_EQ(-EIO, uzc_io_wait(held));
+	/* ended: still refused as aborted, not as an unknown request */
+	EXPECT_EQ(-ESRCH, fused_one(&self->ring, cfd, 0, b, IORING_OP_WRITE,
+				    fd, 0, 4096, 0));
+	/* abort took the request from the server: refused, not queued */
+	ASSERT_EQ(0, uzc_commit(&self->d, b, 4096));
+	EXPECT_EQ(-EINVAL, uzc_commit_answer(&self->d, b, 1000));
+	usleep(300000);
+	EXPECT_FALSE(uzc_kmsg_report(kfd, line, sizeof(line)))
+		TH_LOG("kernel report: %s", line);
+	if (kfd >= 0)
+		close(kfd);
+	close(p[0]);
+	close(p[1]);
 	close(fd);
 }
 
@@ -1062,22 +1280,6 @@ TEST_F_TIMEOUT(fused, delete_under_io, 60)
 	self->d.dev_id = -1;	/* gone: nothing for the teardown */
 	EXPECT_NE(0, access(self->d.bdev_path, F_OK));
 	close(fd);
-}
-
-/* no further CQE arrives within @ms (e.g. a stray notification) */
-static int no_more_cqe(struct io_uring *ring, int ms, __u64 *ud)
-{
-	struct __kernel_timespec ts = { .tv_nsec = ms * 1000000LL };
-	struct io_uring_cqe *cqe;
-	int ret;
-
-	ret = io_uring_wait_cqe_timeout(ring, &cqe, &ts);
-	if (ret)
-		return ret == -ETIME;
-	*ud = cqe->user_data;
-	ret = cqe->res;
-	io_uring_cqe_seen(ring, cqe);
-	return 0;
 }
 
 /*

@@ -104,19 +104,6 @@ static int slot_set(struct io_uring *ring, unsigned int slot, void *buf,
 	return io_uring_register_buffers_update_tag(ring, slot, &iov, &tag, 1);
 }
 
-/* a pipe whose one page is full: a write to it parks (poll) */
-static int full_pipe(int p[2])
-{
-	char fill[4096];
-
-	if (pipe2(p, O_NONBLOCK))
-		return -errno;
-	if (fcntl(p[1], F_SETPIPE_SZ, 4096) != 4096)
-		return -errno;
-	memset(fill, 'f', sizeof(fill));
-	return write(p[1], fill, sizeof(fill)) == sizeof(fill) ? 0 : -EIO;
-}
-
 /*
  * One SQE on the queue ring of @d, waited for; ublk completions that come
  * meanwhile are kept for uzc_next_req().  cqe->res or -errno.
@@ -671,7 +658,7 @@ TEST_F(rb, commit_then_unregister_with_user_in_flight)
 	char drain[8192];
 	void *buf;
 
-	ASSERT_EQ(0, full_pipe(p));
+	ASSERT_EQ(0, uzc_full_pipe(p));
 	START_WRITE(&self->d, &io, buf, 4096, 8, 0);
 	tag = uzc_want_req(&self->d, UBLK_IO_OP_WRITE, 4096);
 	ASSERT_GE(tag, 0);
@@ -727,8 +714,9 @@ TEST_F(rb, unregister_user_buffer_busy)
  * the first request - registered for good.  Upstream copies at prep
  * (d6211ebbdaa5 "io_uring/uring_cmd: unconditionally copy SQEs at prep
  * time", 6.14-rc; not in 6.12.y; 6.16 copies only for commands not
- * issued inline), and so does regbuf v3 3/7 for a command that joins a
- * link or a drain.
+ * issued inline), and so does regbuf 3/7 (v4: the same patch as
+ * splice-rsrc's 3/10) for every request of a link and every forced-async
+ * (or drained) one.
  */
 TEST_F(rb, linked_unregister_uses_its_own_sqe)
 {
@@ -743,7 +731,7 @@ TEST_F(rb, linked_unregister_uses_its_own_sqe)
 	/* two SQ entries: the next two SQEs reuse the ones just submitted */
 	ASSERT_EQ(0, io_uring_queue_init(2, &small, 0));
 	ASSERT_EQ(0, io_uring_register_buffers_sparse(&small, SLOTS));
-	ASSERT_EQ(0, full_pipe(p));
+	ASSERT_EQ(0, uzc_full_pipe(p));
 	START_WRITE(&self->d, &io[0], buf[0], 4096, 41, 0);
 	tag[0] = uzc_want_req(&self->d, UBLK_IO_OP_WRITE, 4096);
 	ASSERT_GE(tag[0], 0);
@@ -1474,7 +1462,7 @@ TEST_F_TIMEOUT(ab, commit_with_user_in_flight_then_ring_exit, 60)
 	void *buf;
 	int tag, p[2];
 
-	ASSERT_EQ(0, full_pipe(p));
+	ASSERT_EQ(0, uzc_full_pipe(p));
 	START_WRITE(d, &io, buf, 4096, 24, 0);
 	tag = uzc_want_req(d, UBLK_IO_OP_WRITE, 4096);
 	ASSERT_GE(tag, 0);

@@ -160,19 +160,6 @@ static int slot_set(struct io_uring *ring, unsigned int slot, void *buf,
 	return io_uring_register_buffers_update_tag(ring, slot, &iov, &tag, 1);
 }
 
-/* a pipe whose one page is full: a write to it parks (poll) */
-static int full_pipe(int p[2])
-{
-	char fill[4096];
-
-	if (pipe2(p, O_NONBLOCK))
-		return -errno;
-	if (fcntl(p[1], F_SETPIPE_SZ, 4096) != 4096)
-		return -errno;
-	memset(fill, 'f', sizeof(fill));
-	return write(p[1], fill, sizeof(fill)) == sizeof(fill) ? 0 : -EIO;
-}
-
 /* start a block WRITE of @len pattern bytes (seed @seed) at @off */
 #define START_WRITE(d, io, buf, len, seed, off) do {			\
 	buf = uzc_xalloc(len);						\
@@ -331,7 +318,7 @@ TEST_F(al, commit_waits_for_leg)
 	int tag, p[2];
 	void *buf;
 
-	ASSERT_EQ(0, full_pipe(p));
+	ASSERT_EQ(0, uzc_full_pipe(p));
 	START_WRITE(d, &io, buf, 4096, 22, 0);
 	tag = uzc_want_req(d, UBLK_IO_OP_WRITE, 4096);
 	ASSERT_GE(tag, 0);
@@ -597,7 +584,7 @@ TEST_F_TIMEOUT(al, commit_then_ring_exit, 60)
 	void *buf;
 	int tag, p[2];
 
-	ASSERT_EQ(0, full_pipe(p));
+	ASSERT_EQ(0, uzc_full_pipe(p));
 	START_WRITE(d, &io, buf, 4096, 25, 0);
 	tag = uzc_want_req(d, UBLK_IO_OP_WRITE, 4096);
 	ASSERT_GE(tag, 0);
@@ -638,53 +625,6 @@ TEST_F_TIMEOUT(al, ring_exit_before_commit, 60)
 }
 
 /* --- review of v6: the cases below were added by a hostile read --- */
-
-/*
- * Kernel reports: a refcount WARN does not fail a system call, so a case
- * that provokes one watches /dev/kmsg from a point on.
- */
-static int kmsg_open(void)
-{
-	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
-
-	if (fd >= 0)
-		lseek(fd, 0, SEEK_END);
-	return fd;
-}
-
-/* the first report logged since kmsg_open() (copied to @line), or false */
-static bool kmsg_report(int fd, char *line, size_t len)
-{
-	static const char *const what[] = {
-		"WARNING:", "refcount_t:", "BUG:", "KASAN", "underflow",
-	};
-	char rec[4096];
-	bool seen = false;
-	unsigned int i;
-	ssize_t n;
-
-	if (len > sizeof(rec))
-		len = sizeof(rec);
-
-	if (fd < 0)
-		return false;
-	for (;;) {
-		n = read(fd, rec, sizeof(rec) - 1);
-		if (n < 0 && errno == EPIPE)
-			continue;
-		if (n <= 0)
-			break;
-		rec[n] = 0;
-		for (i = 0; !seen && i < sizeof(what) / sizeof(what[0]); i++) {
-			if (strstr(rec, what[i])) {
-				rec[len - 1] = 0;
-				memcpy(line, rec, len);
-				seen = true;
-			}
-		}
-	}
-	return seen;
-}
 
 /*
  * Start WRITE @io (4 KiB of @buf at @off) and wait until a request is
@@ -777,7 +717,7 @@ TEST_F_TIMEOUT(al, commit_after_queue_abort, 60)
 	ASSERT_GE(b, 0);
 	ASSERT_NE(a, b);
 
-	kfd = kmsg_open();
+	kfd = uzc_kmsg_from_now();
 	/* ring2's exit cancels tag a's FETCH: the queue is aborted */
 	io_uring_queue_exit(&ring2);
 	EXPECT_FALSE(uzc_io_done(held, 500));
@@ -798,7 +738,7 @@ TEST_F_TIMEOUT(al, commit_after_queue_abort, 60)
 	if (held->done)
 		EXPECT_EQ(-EIO, uzc_io_wait(held));
 	usleep(200000);
-	EXPECT_FALSE(kmsg_report(kfd, line, sizeof(line)))
+	EXPECT_FALSE(uzc_kmsg_report(kfd, line, sizeof(line)))
 		TH_LOG("kernel: %s", line);
 	if (kfd >= 0)
 		close(kfd);
@@ -954,7 +894,7 @@ TEST_F_TIMEOUT(al, linked_commit_reads_its_own_sqe, 60)
 	__u64 ud;
 	void *buf;
 
-	ASSERT_EQ(0, full_pipe(p));
+	ASSERT_EQ(0, uzc_full_pipe(p));
 	START_WRITE(d, &io, buf, 4096, 45, 0);
 	tag = uzc_want_req(d, UBLK_IO_OP_WRITE, 4096);
 	ASSERT_GE(tag, 0);

@@ -696,38 +696,6 @@ TEST_F(sqpoll, ring_is_not_the_daemon)
 
 /* --- a queue on two rings, aborted by one ring's exit ------------------- */
 
-/* /dev/kmsg from now on, or -1 */
-static int kmsg_from_now(void)
-{
-	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
-
-	if (fd >= 0)
-		lseek(fd, 0, SEEK_END);
-	return fd;
-}
-
-/* whether a refcount report was logged since kmsg_from_now() */
-static bool kmsg_refcount_report(int fd)
-{
-	char rec[4096];
-	bool seen = false;
-	ssize_t n;
-
-	if (fd < 0)
-		return false;
-	for (;;) {
-		n = read(fd, rec, sizeof(rec) - 1);
-		if (n < 0 && errno == EPIPE)
-			continue;
-		if (n <= 0)
-			break;
-		rec[n] = 0;
-		if (strstr(rec, "refcount_t:"))
-			seen = true;
-	}
-	return seen;
-}
-
 /* COMMIT_AND_FETCH of @tag on @ring (user copy: addr 0), not waited for */
 static int commit_on(struct io_uring *ring, int cfd, int tag, int res)
 {
@@ -762,6 +730,7 @@ TEST_F_TIMEOUT(srv, user_copy_commit_after_queue_abort, 60)
 	struct uzc_io io1, io2, io3, *held;
 	struct iovec iov;
 	struct uzc_dev d;
+	char line[512];
 	int a, b, kfd;
 	void *buf;
 
@@ -801,7 +770,7 @@ TEST_F_TIMEOUT(srv, user_copy_commit_after_queue_abort, 60)
 	}
 	ASSERT_NE(a, b);
 
-	kfd = kmsg_from_now();
+	kfd = uzc_kmsg_from_now();
 	io_uring_queue_exit(&ring2);
 	/* abort fails b at once (no loan holds it) */
 	EXPECT_TRUE(uzc_io_done(held, UZC_DEADLINE_MS));
@@ -811,7 +780,8 @@ TEST_F_TIMEOUT(srv, user_copy_commit_after_queue_abort, 60)
 	/* abort took the request from the server: refused, not queued */
 	EXPECT_EQ(-EINVAL, uzc_commit_answer(&d, b, 1000));
 	usleep(300000);
-	EXPECT_FALSE(kmsg_refcount_report(kfd));
+	EXPECT_FALSE(uzc_kmsg_report(kfd, line, sizeof(line)))
+		TH_LOG("kernel: %s", line);
 	if (kfd >= 0)
 		close(kfd);
 	uzc_queue_close(&d);

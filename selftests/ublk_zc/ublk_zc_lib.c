@@ -456,6 +456,66 @@ int uzc_commit_answer(struct uzc_dev *d, int tag, int ms)
 	}
 }
 
+int uzc_full_pipe(int p[2])
+{
+	char fill[4096];
+
+	if (pipe2(p, O_NONBLOCK))
+		return -errno;
+	if (fcntl(p[1], F_SETPIPE_SZ, 4096) != 4096)
+		return -errno;
+	memset(fill, 'f', sizeof(fill));
+	return write(p[1], fill, sizeof(fill)) == sizeof(fill) ? 0 : -EIO;
+}
+
+int uzc_kmsg_from_now(void)
+{
+	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
+
+	if (fd >= 0)
+		lseek(fd, 0, SEEK_END);
+	return fd;
+}
+
+/* whether @rec is a kernel report uzc_kmsg_report() looks for */
+static bool uzc_kmsg_is_report(const char *rec)
+{
+	static const char *const what[] = {
+		"WARNING:", "refcount_t:", "BUG:", "KASAN", "underflow",
+	};
+	unsigned int i;
+
+	for (i = 0; i < sizeof(what) / sizeof(what[0]); i++)
+		if (strstr(rec, what[i]))
+			return true;
+	return false;
+}
+
+bool uzc_kmsg_report(int fd, char *line, size_t len)
+{
+	char rec[4096];
+	bool seen = false;
+	ssize_t n;
+
+	if (fd < 0)
+		return false;
+	for (;;) {
+		n = read(fd, rec, sizeof(rec) - 1);
+		/* EPIPE: records were overwritten; the reader moved on */
+		if (n < 0 && errno == EPIPE)
+			continue;
+		if (n <= 0)
+			break;
+		rec[n] = 0;
+		if (seen || !uzc_kmsg_is_report(rec))
+			continue;
+		seen = true;
+		if (len)
+			snprintf(line, len, "%s", rec);
+	}
+	return seen;
+}
+
 int uzc_serve_default(struct uzc_dev *d, int tag)
 {
 	const struct ublksrv_io_desc *iod = uzc_iod(d, tag);

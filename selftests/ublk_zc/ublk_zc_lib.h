@@ -207,6 +207,22 @@ int uzc_commit_answer(struct uzc_dev *d, int tag, int ms);
 /* serve a request without zero copy: zero-fill reads, accept writes */
 int uzc_serve_default(struct uzc_dev *d, int tag);
 
+/*
+ * Kernel reports: a refcount WARN does not fail a system call, so a case
+ * that provokes one watches /dev/kmsg from a point on.  uzc_kmsg_from_now()
+ * returns a reader positioned at the end of the log (or -1: then
+ * uzc_kmsg_report() sees nothing); uzc_kmsg_report() tells whether a
+ * WARNING, BUG, KASAN or refcount report was logged since, and copies the
+ * first to @line (@len bytes, may be 0).
+ */
+/*
+ * A pipe (both ends O_NONBLOCK) whose one page is full, so that a write
+ * to it parks in poll; 0 or -errno.
+ */
+int uzc_full_pipe(int p[2]);
+int uzc_kmsg_from_now(void);
+bool uzc_kmsg_report(int fd, char *line, size_t len);
+
 /* user-copy position of (queue 0, @tag, @off) */
 static inline __u64 uzc_pos(unsigned int q, unsigned int tag, __u64 off)
 {
