@@ -871,7 +871,8 @@ int main(int argc, char **argv)
 	reap_fuzz(0, NULL);
 	/* a lent buffer that is never given back would hang the delete */
 	signal(SIGALRM, hung);
-	if (!ret && M.fetch_here) {
+	/* the end lends with SPLICE_FROM: splice-rsrc's op, not fused's */
+	if (!ret && M.fetch_here && series == S_SPLICE) {
 		pthread_join(W.th, NULL);
 		joined = true;
 		alarm(cfg.debug ? 300 : 120);
