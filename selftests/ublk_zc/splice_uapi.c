@@ -371,6 +371,184 @@ TEST_F(zc, forced_async_ops)
 }
 
 /*
+ * A drained SQE behind a SPLICE_FROM of the same submission: the drain
+ * waits for the SPLICE_FROM, which completes at once, so both CQEs must
+ * come and the ring must not stay drained.  @remove: the drained op is a
+ * BUF_REMOVE of the slot just filled, else a NOP; @lend: the first SQE is
+ * a SPLICE_FROM, else a NOP.  (Written while chasing the stalls zc_fuzz
+ * seeds 101 and 103 showed; those needed an SQE failing at prep behind
+ * the drain: upstream_drain_stranded_by_failed_prep.)
+ */
+static void drain_behind(struct __test_metadata *_metadata,
+			 FIXTURE_DATA(zc) *self, bool lend, bool remove)
+{
+	struct io_uring *ring = &self->ring;
+	int cfd = self->d.cdev_fd, tag, res[2] = { INT_MIN, INT_MIN }, ret;
+	struct io_uring_sqe *sqe;
+	struct uzc_io io;
+	__u64 ud[2] = { 0, 0 };
+	void *buf;
+
+	START_WRITE(&io, buf, 8192, 43, 0);
+	tag = uzc_want_req(&self->d, UBLK_IO_OP_WRITE, 8192);
+	ASSERT_GE(tag, 0);
+	sqe = io_uring_get_sqe(ring);
+	if (lend)
+		uzc_prep_splice_from(sqe, cfd, uzc_pos(0, tag, 0), 8192, 0);
+	else
+		io_uring_prep_nop(sqe);
+	sqe->user_data = 1;
+	sqe = io_uring_get_sqe(ring);
+	if (remove)
+		uzc_prep_buf_remove(sqe, 0);
+	else
+		io_uring_prep_nop(sqe);
+	sqe->flags |= IOSQE_IO_DRAIN;
+	sqe->user_data = 2;
+	ret = uzc_submit_wait(ring, 2, res, ud, 3000);
+	EXPECT_EQ(0, ret);
+	EXPECT_EQ(lend ? 8192 : 0, res_of(res, ud, 2, 1));
+	EXPECT_EQ(0, res_of(res, ud, 2, 2));
+	if (ret) {
+		TH_LOG("the drained SQE never completed: ring exit frees it");
+		io_uring_queue_exit(ring);
+		self->ring_open = false;
+	} else if (lend && !remove) {
+		EXPECT_EQ(0, uzc_buf_remove(ring, 0, 0));
+	}
+	ASSERT_EQ(0, uzc_commit(&self->d, tag, 8192));
+	EXPECT_TRUE(uzc_io_done(&io, 5000));
+	if (io.done)
+		EXPECT_EQ(8192, uzc_io_wait(&io));
+	free(buf);
+}
+
+TEST_F(zc, drained_remove_behind_lend)
+{
+	drain_behind(_metadata, self, true, true);
+}
+
+TEST_F(zc, drained_nop_behind_lend)
+{
+	drain_behind(_metadata, self, true, false);
+}
+
+/* as zc_fuzz met it: a fresh ring (@flags), the lend, then alone the drain */
+static void drain_after(struct __test_metadata *_metadata,
+			FIXTURE_DATA(zc) *self, unsigned int flags, bool sep)
+{
+	struct io_uring_params p = { .flags = flags | IORING_SETUP_CQSIZE,
+				     .cq_entries = 256 };
+	int cfd = self->d.cdev_fd, tag, res[2] = { INT_MIN, INT_MIN }, ret;
+	int files[3] = { -1, -1, -1 };
+	struct io_uring ring;
+	struct io_uring_sqe *sqe;
+	struct uzc_io io;
+	__u64 ud[2] = { 0, 0 };
+	void *buf;
+
+	ASSERT_EQ(0, io_uring_queue_init_params(32, &ring, &p));
+	ASSERT_EQ(0, io_uring_register_buffers_sparse(&ring, 7));
+	files[0] = cfd;
+	files[2] = self->d.ctrl_fd;
+	ASSERT_EQ(0, io_uring_register_files(&ring, files, 3));
+	START_WRITE(&io, buf, 8192, 44, 0);
+	tag = uzc_want_req(&self->d, UBLK_IO_OP_WRITE, 8192);
+	ASSERT_GE(tag, 0);
+	sqe = io_uring_get_sqe(&ring);
+	uzc_prep_splice_from(sqe, cfd, uzc_pos(0, tag, 0), 8192, 2);
+	sqe->user_data = 1;
+	if (sep) {
+		ASSERT_EQ(0, uzc_submit_wait(&ring, 1, res, ud, 3000));
+		EXPECT_EQ(8192, res[0]);
+	}
+	sqe = io_uring_get_sqe(&ring);
+	uzc_prep_buf_remove(sqe, 2);
+	sqe->flags |= IOSQE_IO_DRAIN;
+	sqe->user_data = 2;
+	ret = uzc_submit_wait(&ring, sep ? 1 : 2, res, ud, 3000);
+	EXPECT_EQ(0, ret);
+	EXPECT_EQ(0, res_of(res, ud, sep ? 1 : 2, 2));
+	io_uring_queue_exit(&ring);
+	ASSERT_EQ(0, uzc_commit(&self->d, tag, 8192));
+	EXPECT_TRUE(uzc_io_done(&io, 5000));
+	if (io.done)
+		EXPECT_EQ(8192, uzc_io_wait(&io));
+	free(buf);
+}
+
+/*
+ * zc_fuzz's history before the stall: an earlier ring of the task torn
+ * down with a loan and a READ parked on a fixed pipe; then, on a new
+ * ring, a lend and a drained BUF_REMOVE.
+ */
+TEST_F(zc, drain_after_ring_exit_with_parked_read)
+{
+	struct io_uring old;
+	struct io_uring_sqe *sqe;
+	char dst[16];
+	int pfd[2], tag, res, tries;
+	struct uzc_io io;
+	void *buf;
+
+	ASSERT_EQ(0, pipe(pfd));
+	ASSERT_EQ(0, io_uring_queue_init(32, &old, IORING_SETUP_SUBMIT_ALL));
+	ASSERT_EQ(0, io_uring_register_buffers_sparse(&old, 4));
+	ASSERT_EQ(0, io_uring_register_files(&old, &pfd[0], 1));
+	START_WRITE(&io, buf, 8192, 45, 0);
+	tag = uzc_want_req(&self->d, UBLK_IO_OP_WRITE, 8192);
+	ASSERT_GE(tag, 0);
+	EXPECT_EQ(8192, uzc_splice_from(&old, self->d.cdev_fd,
+					uzc_pos(0, tag, 0), 8192, 0, 0));
+	sqe = io_uring_get_sqe(&old);
+	io_uring_prep_read(sqe, 0, dst, sizeof(dst), 0);
+	sqe->flags = IOSQE_FIXED_FILE;
+	sqe->user_data = 0x999;
+	ASSERT_EQ(1, io_uring_submit(&old));
+	EXPECT_TRUE(uzc_cq_quiet(&old, 50));
+	io_uring_queue_exit(&old);
+	/* as zc_fuzz: the next ring is made after the old one went */
+	io_uring_queue_exit(&self->ring);
+	ASSERT_EQ(0, io_uring_queue_init(32, &self->ring,
+					 IORING_SETUP_SUBMIT_ALL));
+	ASSERT_EQ(0, io_uring_register_buffers_sparse(&self->ring, SLOTS));
+	ASSERT_EQ(0, io_uring_register_files(&self->ring, &pfd[0], 1));
+	/* the loan comes back with the exit: wait for it */
+	for (tries = 0; tries < 200; tries++) {
+		res = uzc_splice_from(&self->ring, self->d.cdev_fd,
+				      uzc_pos(0, tag, 0), 8192, 2, 0);
+		if (res != -EALREADY)
+			break;
+		usleep(10000);
+	}
+	EXPECT_EQ(8192, res);
+	sqe = io_uring_get_sqe(&self->ring);
+	uzc_prep_buf_remove(sqe, 2);
+	sqe->flags |= IOSQE_IO_DRAIN;
+	EXPECT_EQ(0, uzc_submit_wait(&self->ring, 1, &res, NULL, 3000));
+	EXPECT_EQ(0, res);
+	ASSERT_EQ(0, uzc_commit(&self->d, tag, 8192));
+	EXPECT_TRUE(uzc_io_done(&io, 5000));
+	if (io.done)
+		EXPECT_EQ(8192, uzc_io_wait(&io));
+	close(pfd[0]);
+	close(pfd[1]);
+	free(buf);
+}
+
+TEST_F(zc, drain_after_lend_submit_all_sep)
+{
+	drain_after(_metadata, self, IORING_SETUP_SUBMIT_ALL, true);
+}
+
+/* the ring of seed 101's stall: SQE128, SUBMIT_ALL, files, one submission */
+TEST_F(zc, drain_after_lend_fuzz_ring_one)
+{
+	drain_after(_metadata, self, IORING_SETUP_SUBMIT_ALL |
+		    IORING_SETUP_SQE128, false);
+}
+
+/*
  * Files with only ->read()/->write() get a user pointer from io_uring,
  * and a lent buffer has none: its sqe->addr is an offset. With server
  * memory mapped at that address (inside a 128 KiB request), WRITE_FIXED
@@ -1215,6 +1393,85 @@ TEST_F(zc, two_requests_interleaved)
 		free(buf[k]);
 	}
 	free(back);
+}
+
+/* the CQEs of @ring for @ms: res[ud] (ud < 8), INT_MIN if none came */
+static void reap_for(struct io_uring *ring, int *res, int ms)
+{
+	struct __kernel_timespec ts = { .tv_nsec = 20 * 1000000LL };
+	struct io_uring_cqe *cqe;
+	int i;
+
+	for (i = 0; i < ms / 20; i++) {
+		if (io_uring_wait_cqe_timeout(ring, &cqe, &ts))
+			continue;
+		if (cqe->user_data < 8)
+			res[cqe->user_data] = cqe->res;
+		io_uring_cqe_seen(ring, cqe);
+	}
+}
+
+/* NOPs @ud0.. in one submission, @flags[i] on the i-th */
+static int submit_nops(struct io_uring *ring, int ud0, const __u8 *flags,
+		       int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+
+		io_uring_prep_nop(sqe);
+		sqe->flags = flags[i];
+		sqe->user_data = ud0 + i;
+	}
+	return io_uring_submit(ring);
+}
+
+/*
+ * Upstream 6.12, no op of the series (issue 14): a drained SQE deferred
+ * behind an earlier one of its submission waits until cached_cq_tail is
+ * exactly its sequence (+ cq_extra).  An SQE after it that fails in
+ * io_init_req() completes at once, ahead of the drain: the CQ tail then
+ * passes that sequence, and the drained SQE, and every later one, never
+ * runs (ring exit frees them).  zc_fuzz met this in its drained groups
+ * (seeds 101, 103, 201) and no longer puts an op that fails at prep after
+ * a drain; this case pins the kernel behaviour the generator relies on,
+ * and fails the day io_uring counts drains some other way.
+ */
+TEST(upstream_drain_stranded_by_failed_prep)
+{
+	static const __u8 ok[] = { 0, IOSQE_IO_DRAIN };
+	static const __u8 bad[] = { 0, IOSQE_IO_DRAIN, 0x80 };
+	int res[8], i;
+	struct io_uring ring;
+
+	/* the control: NOP, drained NOP: both complete */
+	for (i = 0; i < 8; i++)
+		res[i] = INT_MIN;
+	ASSERT_EQ(0, io_uring_queue_init(8, &ring, 0));
+	ASSERT_EQ(2, submit_nops(&ring, 1, ok, 2));
+	reap_for(&ring, res, 500);
+	EXPECT_EQ(0, res[1]);
+	EXPECT_EQ(0, res[2]);
+	io_uring_queue_exit(&ring);
+
+	/* NOP, drained NOP, NOP with a flag beyond SQE_VALID_FLAGS */
+	for (i = 0; i < 8; i++)
+		res[i] = INT_MIN;
+	ASSERT_EQ(0, io_uring_queue_init(8, &ring, 0));
+	ASSERT_EQ(3, submit_nops(&ring, 1, bad, 3));
+	reap_for(&ring, res, 500);
+	EXPECT_EQ(0, res[1]);
+	EXPECT_EQ(-EINVAL, res[3]);
+	/* the drained NOP is stranded, and a plain NOP after it waits too */
+	ASSERT_EQ(1, submit_nops(&ring, 4, ok, 1));
+	reap_for(&ring, res, 500);
+	EXPECT_EQ(INT_MIN, res[2]) {
+		TH_LOG("the drained NOP completed (%d): io_uring no longer strands a drain behind a failed prep; zc_fuzz_gen.c group_takes() may take such ops again",
+		       res[2]);
+	}
+	EXPECT_EQ(INT_MIN, res[4]);
+	io_uring_queue_exit(&ring);
 }
 
 /* a device without UBLK_F_SUPPORT_ZERO_COPY does not lend */

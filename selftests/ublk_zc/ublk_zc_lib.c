@@ -313,6 +313,7 @@ static void prep_io_cmd(struct uzc_dev *d, struct io_uring_sqe *sqe,
 
 unsigned int uzc_auto_buf_slots;
 __u8 uzc_auto_buf_flags;
+int (*uzc_queue_ring_init)(struct uzc_dev *d);
 
 int uzc_queue_open(struct uzc_dev *d)
 {
@@ -338,7 +339,10 @@ int uzc_queue_open(struct uzc_dev *d)
 		d->iods = NULL;
 		return ret;
 	}
-	ret = io_uring_queue_init(2 * d->depth, &d->q, 0);
+	if (uzc_queue_ring_init)
+		ret = uzc_queue_ring_init(d);
+	else
+		ret = io_uring_queue_init(2 * d->depth, &d->q, 0);
 	if (ret)
 		return ret;
 	d->q_ready = true;

@@ -102,6 +102,14 @@ extern unsigned int uzc_auto_buf_slots;
 extern __u8 uzc_auto_buf_flags;
 
 /*
+ * When set, uzc_queue_open() calls it to set up the queue ring d->q
+ * (d->cdev_fd is open) instead of a plain ring of 2 * depth entries: a
+ * server whose FETCHes share a ring of its own making (zc_fuzz).
+ * 0 or -errno.
+ */
+extern int (*uzc_queue_ring_init)(struct uzc_dev *d);
+
+/*
  * The kernel variant the suite runs on: env UBLK_ZC_VARIANT, set by the
  * project's scripts/check and scripts/stress, or NULL (a kernel developer
  * running the kselftest by hand: then a missing feature is a skip).

@@ -25,8 +25,17 @@
  * read, by a final full write + read-back of the device, and by comparing
  * the server's backing file and its mirror with the workload's shadow copy.
  *
- * Usage: zc_fuzz [-n OPS] [-s SEED] [-v]; env UBLK_ZC_FUZZ_OPS,
- * UBLK_ZC_FUZZ_SEED, UBLK_ZC_FLAVOR=debug (smaller device).  Exit 4 (skip)
+ * The seed also picks where the server's FETCH/COMMIT live: on a queue
+ * ring of their own, or on the fuzz ring itself (which then goes only at
+ * the end, with a committed request still lent: the device must delete),
+ * and the fuzz ring's setup (SQE128, SUBMIT_ALL, IOPOLL, SQPOLL, table,
+ * files).  Besides the series' ops the fuzzer aims fixed-buffer I/O at
+ * files with only ->read()/->write() (eventfd, inotify), parks a READ on a
+ * fixed pipe across table updates and unregisters, and drains.
+ *
+ * Usage: zc_fuzz [-n OPS] [-s SEED] [-m split|same] [-v]; env
+ * UBLK_ZC_FUZZ_OPS, UBLK_ZC_FUZZ_SEED, UBLK_ZC_FUZZ_MODE,
+ * UBLK_ZC_FLAVOR=debug (smaller device).  Exit 4 (skip)
  * when the kernel has neither series; exit 1 instead when UBLK_ZC_VARIANT
  * names a series the kernel should have (splice-rsrc, fused), or another
  * variant than the series found.
@@ -41,6 +50,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -50,7 +60,10 @@
 #include <time.h>
 #include <unistd.h>
 #include <netinet/in.h>
+#include <sys/eventfd.h>
+#include <sys/inotify.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 
 #include "zc_fuzz.h"
 #include "kselftest.h"
@@ -112,7 +125,7 @@ const char *errname(int res)
 
 struct files F = { .cdev = -1, .ctrl = -1, .backing = -1, .mirror = -1,
 	.scratch = -1, .ro = -1, .udp_tx = -1, .udp_sink = -1, .udp_rx = -1,
-	.closed = 977 };
+	.closed = 977, .evfd = -1, .inotify = -1, .pipe = { -1, -1 } };
 struct uzc_dev D;		/* the device, served by main() */
 static unsigned long nr_stray, nr_batches;
 
@@ -134,6 +147,14 @@ static int fuzz_step(void)
 	}
 	if (series == S_SPLICE && r < 10) {
 		clone_op();
+		return 0;
+	}
+	if (r >= 10 && r < 14) {
+		/* a READ parks on a fixed pipe, for a while */
+		if (!M.parked)
+			park_op();
+		else if (chance(50))
+			unpark_op();
 		return 0;
 	}
 	n = gen_sub(ops);
@@ -158,6 +179,33 @@ static bool in_batch(const struct batch *b, unsigned int op, __u64 start,
 		pos = b->io[i].off + b->io[i].len;
 	}
 	return true;
+}
+
+/* FM_SAME: a FETCH's CQE on the fuzz ring is the queue's */
+bool queue_cqe(const struct io_uring_cqe *cqe)
+{
+	if (!M.fetch_here || !(cqe->user_data & UZC_UD_IO))
+		return false;
+	D.nr_active--;
+	if (cqe->res == UBLK_IO_RES_OK)
+		D.pending[D.nr_pending++] = cqe->user_data & 0xffff;
+	return true;
+}
+
+static bool req_pending(void)
+{
+	return D.nr_pending || !D.nr_active;
+}
+
+/* the next request, wherever the FETCHes are */
+static int next_req(int timeout_ms)
+{
+	if (!M.fetch_here || D.nr_pending)
+		return uzc_next_req(&D, timeout_ms);
+	reap_fuzz(timeout_ms, req_pending);
+	if (D.nr_pending)
+		return uzc_next_req(&D, 0);
+	return D.nr_active ? -ETIMEDOUT : -ENODEV;
 }
 
 static int deadline_ms(void)
@@ -198,7 +246,7 @@ static int collect(const struct batch *b, int *held, int *nheld)
 		want[b->io[i].op == UBLK_IO_OP_WRITE] += b->io[i].len;
 	*nheld = 0;
 	while (got[0] < want[0] || got[1] < want[1] || flushes < b->flushes) {
-		int tag = uzc_next_req(&D, 100), op;
+		int tag = next_req(100), op;
 
 		if (tag == -ETIMEDOUT) {
 			waited += 100;
@@ -240,18 +288,26 @@ static int release_all(void)
 	if (r < 14) {
 		unsigned int ns = M.nslots;
 
-		nr_ops++;
-		check_reg("unregister buffers (release)",
-			  io_uring_unregister_buffers(&FR), 0);
-		for (i = 0; i < ns; i++)
-			slot_drop(&M, i);
-		M.table = false;
-		M.nslots = 0;
+		unregister_op("unregister buffers (release)");
 		nr_ops++;
 		check_reg("register sparse buffers (release)",
-			  io_uring_register_buffers_sparse(&FR, ns), 0);
+			  io_uring_register_buffers_sparse(FR, ns), 0);
 		M.table = true;
 		M.nslots = ns;
+		return 0;
+	}
+	if (r < 24) {
+		/* an update over each lent slot: they go at once */
+		for (i = 0; i < n; i++) {
+			struct iovec none = { NULL, 0 };
+			__u64 utag = 0;
+
+			nr_ops++;
+			check_reg("buffer update (release)",
+				  io_uring_register_buffers_update_tag(FR,
+					order[i], &none, &utag, 1), 1);
+			slot_drop(&M, order[i]);
+		}
 		return 0;
 	}
 	for (i = 0; i < n; i++) {		/* shuffle */
@@ -284,7 +340,7 @@ static int wait_batch(void)
 	int waited = 0;
 
 	while (!wl_is_done()) {
-		int tag = uzc_next_req(&D, 20);
+		int tag = next_req(20);
 
 		if (tag >= 0) {
 			take_req(tag);
@@ -351,8 +407,10 @@ static int run_batches(void)
 		reap_fuzz(0, NULL);
 		ret = wait_batch();
 		if (ret) {
-			report("seed %llu batch %lu: block I/O did not complete (%d); fuzz ring slots:",
-			       cfg.seed, nr_batches, ret);
+			report("seed %llu batch %lu: block I/O did not complete (%d)%s; fuzz ring slots:",
+			       cfg.seed, nr_batches, ret, M.parked ?
+			       " while a READ is parked on a fixed file (a release waits for it?)" :
+			       "");
 			for (i = 0; i < (int)M.nslots; i++)
 				printf("#   slot %d kind %d tag %u\n", i,
 				       M.slot[i].kind, M.slot[i].tag);
@@ -406,6 +464,34 @@ static int udp_socket(bool nonblock)
 	return socket(AF_INET, SOCK_DGRAM | (nonblock ? SOCK_NONBLOCK : 0), 0);
 }
 
+/*
+ * A file with only ->read(): an inotify fd with one event that is never
+ * read (without it io_uring would wait for one, polling, before the READ
+ * reaches ->read(), which refuses it); /dev/kmsg on kernels without
+ * CONFIG_INOTIFY_USER.  The fd, or -errno.
+ */
+static int read_only_fop_file(void)
+{
+	char path[64];
+	int ifd = inotify_init1(IN_NONBLOCK), fd;
+
+	if (ifd < 0 && errno == ENOSYS) {
+		ifd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
+		if (ifd >= 0)
+			printf("# ->read()-only file: /dev/kmsg (no inotify in this kernel)\n");
+		return ifd < 0 ? -errno : ifd;
+	}
+	if (ifd < 0)
+		return -errno;
+	fd = tmp_file(path, sizeof(path), "inotify", O_RDWR);
+	if (fd < 0 || inotify_add_watch(ifd, path, IN_ATTRIB) < 0 ||
+	    fchmod(fd, 0640))
+		return -errno;
+	close(fd);
+	unlink(path);
+	return ifd;
+}
+
 static int setup_files(void)
 {
 	struct sockaddr_in sa = { .sin_family = AF_INET };
@@ -443,6 +529,13 @@ static int setup_files(void)
 	    connect(F.udp_tx, (void *)&sa, sizeof(sa)))
 		return -errno;
 	setsockopt(F.udp_sink, SOL_SOCKET, SO_RCVBUF, &big, sizeof(big));
+	F.evfd = eventfd(0, EFD_NONBLOCK);
+	/* blocking: a READ of it parks in io_uring instead of -EAGAIN */
+	if (F.evfd < 0 || pipe(F.pipe))
+		return -errno;
+	F.inotify = read_only_fop_file();
+	if (F.inotify < 0)
+		return F.inotify;
 	close(F.closed);	/* a number that names no file */
 
 	for (i = 0; i < MAX_SLOTS; i++)
@@ -492,9 +585,11 @@ static unsigned long long compare_file(int fd, const char *what,
 
 static void usage(const char *prog)
 {
-	printf("usage: %s [-n OPS] [-s SEED] [-v]...\n"
+	printf("usage: %s [-n OPS] [-s SEED] [-m split|same] [-v]...\n"
 	       "  -n OPS   fuzz operations, at least (env UBLK_ZC_FUZZ_OPS)\n"
 	       "  -s SEED  reproduce a run (env UBLK_ZC_FUZZ_SEED)\n"
+	       "  -m MODE  FETCH/COMMIT on their own ring (split) or on the fuzz\n"
+	       "           ring (same); default: the seed's (env UBLK_ZC_FUZZ_MODE)\n"
 	       "  -v       verbose (-vv: every op, -vvv: every SQE)\n"
 	       "  env UBLK_ZC_FLAVOR=debug: smaller device for debug kernels\n",
 	       prog);
@@ -521,8 +616,12 @@ static void parse(int argc, char **argv)
 	e = getenv("UBLK_ZC_FUZZ_SEED");
 	if (e)
 		cfg.seed = strtoull(e, NULL, 0);
-	while ((c = getopt(argc, argv, "n:s:vh")) != -1) {
+	e = getenv("UBLK_ZC_FUZZ_MODE");
+	while ((c = getopt(argc, argv, "n:s:m:vh")) != -1) {
 		switch (c) {
+		case 'm':
+			e = optarg;
+			break;
 		case 'n':
 			cfg.ops = strtoul(optarg, NULL, 0);
 			break;
@@ -537,13 +636,156 @@ static void parse(int argc, char **argv)
 			exit(c == 'h' ? 0 : 1);
 		}
 	}
+	if (e && *e) {
+		if (strcmp(e, "split") && strcmp(e, "same")) {
+			usage(argv[0]);
+			exit(1);
+		}
+		cfg.mode = strcmp(e, "same") ? FM_SPLIT : FM_SAME;
+		cfg.mode_forced = true;
+	} else {
+		/* a third of the seeds: apart from the rnd() stream */
+		__u64 h = cfg.seed ^ 0x6665746368ULL;	/* "fetch" */
+
+		cfg.mode = rng_next(&h) % 3 == 0 ? FM_SAME : FM_SPLIT;
+	}
+}
+
+static const char *hang_what = "stopping/deleting the device hangs (a request never completed)";
+
+/* FM_SAME: the queue ring is the fuzz ring, set up by uzc_queue_open() */
+static int same_ring_init(struct uzc_dev *d)
+{
+	F.cdev = d->cdev_fd;
+	return fuzz_ring_setup(&d->q);
+}
+
+/*
+ * FM_SAME, at the end: one more WRITE, lent on the ring that carries the
+ * FETCHes, written to the backing file through the loan, committed on the
+ * same ring while still lent (it must not complete yet), then the ring
+ * exits (with a READ parked on a fixed file, sometimes): the request must
+ * complete with its committed result, and the device must delete (the
+ * caller's alarm catches a hang).  Its data are the shadow's, so the
+ * files still match.
+ */
+static int end_same_ring(void)
+{
+	const unsigned int len = cfg.max_io;
+	const __u64 off = rnd_below(cfg.dev_size / len) * len;
+	struct io_uring_sqe *sqe;
+	struct iovec iov;
+	struct uzc_io io;
+	int tag, slot, res[2], waited = 0;
+	bool leg = chance(70), park = chance(50);
+	void *buf;
+
+	if (posix_memalign(&buf, 4096, len))
+		return -ENOMEM;
+	memcpy(buf, W.shadow + off, len);
+	iov.iov_base = buf;
+	iov.iov_len = len;
+	if (uzc_io_start(&D, &io, UZC_WRITE, &iov, 1, off))
+		return -EIO;
+	for (;;) {
+		tag = next_req(100);
+		if (tag == -ETIMEDOUT && (waited += 100) < deadline_ms())
+			continue;
+		if (tag < 0)
+			return tag;
+		take_req(tag);
+		if (M.tag[tag].op == UBLK_IO_OP_WRITE &&
+		    M.tag[tag].start == off && M.tag[tag].bytes == len)
+			break;
+		stray(tag);
+	}
+	if (!M.table) {
+		nr_ops++;
+		check_reg("register sparse buffers (end)",
+			  io_uring_register_buffers_sparse(FR, 4), 0);
+		M.table = true;
+		M.nslots = 4;
+	}
+	slot = pick_slot(&M, SL_EMPTY, 0);
+	if (slot < 0) {
+		struct iovec none = { NULL, 0 };
+		__u64 utag = 0;
+
+		slot = 0;
+		nr_ops++;
+		check_reg("buffer update (end)",
+			  io_uring_register_buffers_update_tag(FR, 0, &none,
+							       &utag, 1), 1);
+	}
+	sqe = io_uring_get_sqe(FR);
+	memset(sqe, 0, M.sqe128 ? 128 : 64);
+	uzc_prep_splice_from(sqe, F.cdev, uzc_pos(0, tag, 0), len, slot);
+	sqe->user_data = UZC_UD_IO - 1;
+	sqe = io_uring_get_sqe(FR);
+	memset(sqe, 0, M.sqe128 ? 128 : 64);
+	if (leg)
+		io_uring_prep_write_fixed(sqe, F.backing, NULL, len, off, slot);
+	else
+		io_uring_prep_nop(sqe);
+	sqe->user_data = UZC_UD_IO - 2;
+	nr_ops += 2;
+	io_uring_submit(FR);
+	res[0] = res[1] = INT_MIN;
+	while (res[0] == INT_MIN || res[1] == INT_MIN) {
+		struct io_uring_cqe *cqe;
+		struct __kernel_timespec ts = { .tv_sec = cfg.cqe_wait_ms / 1000 };
+
+		if (io_uring_wait_cqe_timeout(FR, &cqe, &ts))
+			break;
+		if (cqe->user_data == UZC_UD_IO - 1)
+			res[0] = cqe->res;
+		else if (cqe->user_data == UZC_UD_IO - 2)
+			res[1] = cqe->res;
+		else if (!queue_cqe(cqe) && !park_cqe(cqe))
+			report("seed %llu: unexpected CQE 0x%llx at the end",
+			       cfg.seed, (unsigned long long)cqe->user_data);
+		io_uring_cqe_seen(FR, cqe);
+	}
+	if (res[0] != (int)len || res[1] != (leg ? (int)len : 0)) {
+		nr_mismatch_model++;
+		report("seed %llu: lend on the FETCH ring: SPLICE_FROM %d, %s %d, expected %u and %u",
+		       cfg.seed, res[0], leg ? "WRITE_FIXED" : "NOP", res[1],
+		       len, leg ? len : 0);
+	}
+	M.tag[tag].lend = L_HELD;
+	if (park)
+		park_op();
+	uzc_commit(&D, tag, len);
+	M.tag[tag].state = T_DONE;
+	if (uzc_io_done(&io, 200)) {
+		nr_mismatch_model++;
+		report("seed %llu: the WRITE completed at COMMIT while its pages were still lent",
+		       cfg.seed);
+	}
+	printf("# same ring: COMMIT of a %u-byte WRITE still lent%s%s, then ring exit\n",
+	       len, leg ? " (a leg wrote it)" : "",
+	       M.parked ? ", a READ parked on a fixed file" : "");
+	hang_what = "the ring with the FETCHes exited with a committed request lent: the request or the delete hangs";
+	fuzz_ring_close();
+	if (!uzc_io_done(&io, UZC_DEADLINE_MS)) {
+		nr_mismatch_model++;
+		report("seed %llu: ring exit: the committed, lent WRITE did not complete within %d ms",
+		       cfg.seed, UZC_DEADLINE_MS);
+		return -ETIMEDOUT;
+	}
+	if (uzc_io_wait(&io) != len) {
+		nr_mismatch_model++;
+		report("seed %llu: ring exit: the committed, lent WRITE ended with %zd, not %u",
+		       cfg.seed, io.ret, len);
+	}
+	free(buf);
+	return 0;
 }
 
 static void hung(int sig)
 {
 	(void)sig;
-	printf("# FAIL: seed %llu: stopping/deleting the device hangs (a request never completed)\n",
-	       cfg.seed);
+	printf("# FAIL: seed %llu: %s\n", cfg.seed, hang_what);
 	printf("not ok 1 device teardown hangs\n");
 	_exit(KSFT_FAIL);
 }
@@ -554,6 +796,7 @@ int main(int argc, char **argv)
 	unsigned long long cmp_backing = 0, cmp_mirror = 0;
 	struct timespec t0, t1;
 	const char *why;
+	bool joined = false;
 	double secs;
 	int ret;
 
@@ -578,16 +821,21 @@ int main(int argc, char **argv)
 		ksft_exit_fail_msg("the kernel has the %s series' uAPI, but UBLK_ZC_VARIANT=%s\n",
 				   series == S_SPLICE ? "splice-rsrc" : "fused",
 				   uzc_variant());
-	printf("# series %s, %lu ops, device %llu MiB, depth %u, max_io %u KiB%s\n",
+	printf("# series %s, %lu ops, device %llu MiB, depth %u, max_io %u KiB%s, FETCH %s%s\n",
 	       series == S_SPLICE ? "splice-rsrc" : "fused", cfg.ops,
 	       cfg.dev_size >> 20, cfg.depth, cfg.max_io >> 10,
-	       cfg.debug ? " (debug flavor)" : "");
+	       cfg.debug ? " (debug flavor)" : "",
+	       cfg.mode == FM_SAME ? "on the fuzz ring" : "on its own ring",
+	       cfg.mode_forced ? " (forced)" : "");
 	ksft_set_plan(5);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 
 	ret = setup_files();
 	if (ret)
 		ksft_exit_fail_msg("setup: %s\n", strerror(-ret));
+	mem_guard_setup();
+	if (cfg.mode == FM_SAME)
+		uzc_queue_ring_init = same_ring_init;
 	W.shadow = calloc(1, cfg.dev_size);
 	W.per_io = cfg.max_io + 4 * 4096 + 4096;
 	if (posix_memalign((void **)&W.arena, 4096, MAX_DEPTH * W.per_io) ||
@@ -607,7 +855,7 @@ int main(int argc, char **argv)
 				  (series == S_FUSED ? IORING_SETUP_SQE128 : 0));
 	if (!ret && series == S_SPLICE)
 		ret = io_uring_register_buffers_sparse(&DR, cfg.depth);
-	if (!ret)
+	if (!ret && cfg.mode == FM_SPLIT)
 		ret = fuzz_ring_open();
 	if (ret)
 		ksft_exit_fail_msg("rings: %s\n", strerror(-ret));
@@ -621,17 +869,31 @@ int main(int argc, char **argv)
 	pthread_cond_broadcast(&W.cv);
 	pthread_mutex_unlock(&W.mu);
 	reap_fuzz(0, NULL);
-	fuzz_ring_close();
 	/* a lent buffer that is never given back would hang the delete */
 	signal(SIGALRM, hung);
+	/* the end lends with SPLICE_FROM: splice-rsrc's op, not fused's */
+	if (!ret && M.fetch_here && series == S_SPLICE) {
+		pthread_join(W.th, NULL);
+		joined = true;
+		alarm(cfg.debug ? 300 : 120);
+		ret = end_same_ring();
+		if (ret)
+			report("seed %llu: the end on the FETCH ring failed (%d)",
+			       cfg.seed, ret);
+	}
+	if (M.parked)
+		unpark_op_data();
+	fuzz_ring_close();
 	alarm(cfg.debug ? 300 : 120);
 	if (ret) {
 		/* stopping the device fails the I/O the workload waits for */
 		io_uring_queue_exit(&DR);
 		uzc_dev_destroy(&D);
-		pthread_join(W.th, NULL);
+		if (!joined)
+			pthread_join(W.th, NULL);
 	} else {
-		pthread_join(W.th, NULL);
+		if (!joined)
+			pthread_join(W.th, NULL);
 		io_uring_queue_exit(&DR);
 		if (uzc_dev_destroy(&D))
 			report("device delete failed");
@@ -655,6 +917,14 @@ int main(int argc, char **argv)
 	if (series == S_SPLICE)
 		printf("# %lu removed/dropped loans probed, %lu still lent at the first probe (max %lu retries)\n",
 		       nr_settled, nr_settle_late, max_settle_tries);
+	printf("# %lu READs parked on a fixed pipe, %lu released; %lu unregisters with one parked (%lu loans dropped)\n",
+	       nr_parks, nr_unparks, nr_unreg_parked, nr_unreg_parked_lent);
+	printf("# eventfd/inotify targets: %lu ops, %lu refused (EOPNOTSUPP); drains: %lu drained SQEs, %lu deferred ops, %lu BUF_REMOVE after a drained NOP (%lu ok)\n",
+	       NC.rwonly, NC.rwonly_refused, NC.drained, NC.deferred,
+	       NC.nop_remove, NC.nop_remove_ok);
+	printf("# SQPOLL: %lu rings, %lu ops, %lu EPERM; FETCH on the fuzz ring: %lu ops beside it\n",
+	       NC.sqpoll_rings, NC.sqpoll_ops, NC.sqpoll_eperm,
+	       NC.same_ring_ops);
 	print_hist();
 	printf("# legit: %lu requests served (%lu zero copy, %lu user copy), %lu failures, %lu stray requests\n",
 	       nr_legit, nr_legit_zc, nr_legit_copy, nr_legit_fail, nr_stray);

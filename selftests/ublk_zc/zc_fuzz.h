@@ -39,6 +39,7 @@
 /* IORING_OP_LAST of the fused kernel */
 #define OP_LAST_FUSED		(IORING_OP_FUSED_CMD + 1)
 #define OP_NOP			0
+#define OP_ASYNC_CANCEL		14
 #define OP_WRITEV		2
 #define OP_READ_FIXED		4
 #define OP_WRITE_FIXED		5
@@ -78,6 +79,15 @@ struct clone_buffers {		/* struct io_uring_clone_buffers */
 
 enum series { S_SPLICE, S_FUSED };
 
+/*
+ * Where the server's FETCH/COMMIT uring_cmds live: on a queue ring of
+ * their own (split), or on the fuzz ring itself (same ring: the fuzz ops
+ * interleave with the parked FETCHes and with COMMIT while a loan is
+ * installed; the ring is torn down only at the end, and the device must
+ * then delete).  Chosen by the seed, or -m / UBLK_ZC_FUZZ_MODE.
+ */
+enum fetch_mode { FM_SPLIT, FM_SAME };
+
 struct config {
 	unsigned long ops;
 	unsigned long long seed;
@@ -87,6 +97,8 @@ struct config {
 	unsigned int max_io;
 	unsigned long long dev_size;
 	int cqe_wait_ms;
+	enum fetch_mode mode;
+	bool mode_forced;
 };
 
 extern struct config cfg;
@@ -115,23 +127,28 @@ const char *errname(int res);
 /* files (opened by zc_fuzz.c)                                         */
 
 /* kinds of file an SQE may name */
-enum fk { FK_BAD, FK_CDEV, FK_CTRL, FK_REG, FK_RO, FK_BACKING, FK_UDP, FK_RX };
+enum fk { FK_BAD, FK_CDEV, FK_CTRL, FK_REG, FK_RO, FK_BACKING, FK_UDP, FK_RX,
+	  FK_EVFD, FK_INOTIFY };
 
 /* the fuzz ring's registered files, when it has them */
 enum {
 	FIX_CDEV, FIX_SCRATCH, FIX_SPARSE, FIX_UDP, FIX_RO, FIX_BACKING,
-	FIX_RX, NR_FIX
+	FIX_RX, FIX_PIPE, NR_FIX
 };
 
 /* fd choices, resolved against the ring's registered files */
 enum fdc { C_CDEV, C_CDEV_FIX, C_SCRATCH, C_SCRATCH_FIX, C_RO, C_RO_FIX,
 	   C_BACKING, C_BACKING_FIX, C_UDP, C_UDP_FIX, C_RX, C_CTRL,
-	   C_MINUS1, C_CLOSED, C_FIX_SPARSE, C_FIX_OOR, NR_C };
+	   C_MINUS1, C_CLOSED, C_FIX_SPARSE, C_FIX_OOR,
+	   /* files with only ->write() (eventfd) / ->read() (inotify) */
+	   C_EVFD, C_INOTIFY, NR_C };
 
 struct files {
 	int cdev, ctrl, backing, mirror, scratch, ro;
 	int udp_tx, udp_sink, udp_rx;
 	int closed;
+	int evfd, inotify;		/* ->write() only, ->read() only */
+	int pipe[2];			/* fixed-file READs park on [0] */
 	char backing_path[64], mirror_path[64], scratch_path[64];
 };
 
@@ -187,6 +204,21 @@ struct model {
 	 * generated then.
 	 */
 	bool drain_hangs;
+	/*
+	 * IORING_SETUP_SQPOLL: the SQ thread submits, and it is not the
+	 * queue's daemon unless the FETCHes went through it (never here):
+	 * lending from it is refused (-EPERM).
+	 */
+	bool sqpoll;
+	/* the queue's FETCH/COMMIT are parked on this ring (FM_SAME) */
+	bool fetch_here;
+	/*
+	 * A READ on the fixed pipe is parked: it holds the ring's current
+	 * rsrc node, which must never hold a lent buffer (or the block
+	 * request) hostage; a drain would wait for it (none then), and
+	 * IORING_UNREGISTER_BUFFERS waits for it (from a helper thread).
+	 */
+	bool parked;
 	unsigned int nslots;
 	struct mslot slot[MAX_SLOTS];
 	/* queue 0 of the device */
@@ -199,7 +231,7 @@ extern struct model M;		/* what the kernel did, as far as we know */
 /* ops                                                                  */
 
 enum opk { K_SPLICE, K_REMOVE, K_READF, K_WRITEF, K_SENDZC, K_UCMD,
-	   K_FUSED, K_TABLE, K_CLONE, K_TEARDOWN, NR_K };
+	   K_FUSED, K_TABLE, K_CLONE, K_TEARDOWN, K_NOP, K_PARK, NR_K };
 
 struct op {
 	int kind;
@@ -215,6 +247,12 @@ struct op {
 	int prep;			/* the model's prep result */
 	const char *why;		/* the model's reason */
 	bool got, more, late, chained, notified;
+	/*
+	 * From the first IOSQE_IO_DRAIN SQE of a submission on: prepped at
+	 * submission, issued once everything before completed, in io-wq,
+	 * in no particular order among themselves
+	 */
+	bool deferred;
 	int res;
 };
 
@@ -236,6 +274,9 @@ int import_fixed(const struct op *o, int dir, __u64 addr, __u64 len);
  */
 void sim_unlinked(struct model *m, struct op *o, bool actual);
 void sim_sub(struct model *m, struct op *ops, int n, bool actual);
+/* do ops @a and @b of a drained group depend on their order? */
+bool ops_conflict(const struct model *m, const struct op *a,
+		  const struct op *b);
 
 /* zc_fuzz_gen.c */
 extern unsigned long nr_ops;		/* fuzz SQEs generated */
@@ -247,6 +288,15 @@ int gen_sub(struct op *ops);
 /* zc_fuzz_check.c */
 extern unsigned long nr_mismatch_model, nr_undocumented;
 extern unsigned long nr_notifs, nr_quirk_notif;
+/* what the cases of issue 14 generated, and what they saw */
+struct newcase_stats {
+	unsigned long rwonly, rwonly_refused;	/* eventfd / inotify */
+	unsigned long drained, deferred;	/* drained SQEs, their groups */
+	unsigned long nop_remove, nop_remove_ok; /* BUF_REMOVE after NOP */
+	unsigned long sqpoll_rings, sqpoll_ops, sqpoll_eperm;
+	unsigned long same_ring_ops;
+};
+extern struct newcase_stats NC;
 void hist_add(int kind, int res);
 void print_hist(void);
 /* @o's result against the documented errnos and the model */
@@ -257,17 +307,35 @@ void check_reg(const char *what, int got, int want);
 void reap_fuzz(int wait_ms, bool (*done)(void));
 /* submit @n generated ops, take their CQEs, check them */
 void fuzz_submit(struct op *ops, int n);
+/* a CQE of a queue command on the fuzz ring (FM_SAME): to the queue */
+bool queue_cqe(const struct io_uring_cqe *cqe);
 
 /* zc_fuzz_ring.c */
-extern struct io_uring FR;		/* fuzz ring: torn down at random */
+extern struct io_uring *FR;		/* fuzz ring: torn down at random */
 extern void *ubuf[MAX_SLOTS];		/* user buffers for table slots */
 extern unsigned long nr_teardowns;
 extern unsigned long nr_teardown_lent;	/* with buffers installed */
+/* the fuzz ring's setup; FM_SAME: it is the device's queue ring, D.q */
+int fuzz_ring_setup(struct io_uring *ring);
 int fuzz_ring_open(void);
 void fuzz_ring_close(void);
 void table_op(void);
 void clone_op(void);
 int teardown_op(void);
+/* IORING_UNREGISTER_BUFFERS, a parked READ or not; checked, modelled */
+void unregister_op(const char *what);
+/* a READ parks on the fixed pipe; release it (data or cancel) */
+void park_op(void);
+void unpark_op(void);
+void unpark_op_data(void);		/* a byte for it: it completes */
+extern unsigned long nr_parks, nr_unparks;
+/* unregisters with a READ parked, with loans among the slots dropped */
+extern unsigned long nr_unreg_parked, nr_unreg_parked_lent;
+/* a CQE of the parked READ or its cancel: true if it was one */
+bool park_cqe(const struct io_uring_cqe *cqe);
+/* the server memory a lent buffer's offsets would name as pointers */
+void mem_guard_setup(void);
+void mem_guard_check(void);
 
 /* zc_fuzz_serve.c */
 extern struct io_uring DR;		/* data ring: the legitimate path */

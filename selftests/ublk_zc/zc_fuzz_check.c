@@ -23,18 +23,20 @@
 static const char *const fdc_name[NR_C] = {
 	"cdev", "cdev#", "scratch", "scratch#", "ro", "ro#", "backing",
 	"backing#", "udp", "udp#", "rx", "ctrl", "-1", "closed", "sparse#",
-	"oor#",
+	"oor#", "eventfd", "inotify",
 };
 
 static const char *const opk_name[NR_K] = {
 	"SPLICE_FROM", "BUF_REMOVE", "READ_FIXED", "WRITE_FIXED", "SEND_ZC",
 	"URING_CMD", "FUSED_CMD", "table-op", "clone-op", "ring-teardown",
+	"NOP", "parked-read",
 };
 
 static struct op oplog[LOG_OPS];	/* for late CQEs and reports */
 static unsigned long hist[NR_K][140];	/* [kind][-res or 0] */
 unsigned long nr_mismatch_model, nr_undocumented;
 unsigned long nr_notifs, nr_quirk_notif;
+struct newcase_stats NC;
 
 void hist_add(int kind, int res)
 {
@@ -84,12 +86,12 @@ static void print_op(const struct op *o)
 	char e[160];
 
 	exp_str(&o->exp, e, sizeof(e));
-	printf("#   op #%lu %s fd=%s%s%s link=%u skip=%d: got %d (%s), expected %s [%s]\n",
+	printf("#   op #%lu %s fd=%s%s%s link=%u skip=%d%s: got %d (%s), expected %s [%s]\n",
 	       o->idx, opk_name[o->kind], fdc_name[o->fdc],
 	       o->kind == K_FUSED ? " sec-fd=" : "",
 	       o->kind == K_FUSED ? fdc_name[o->sfdc] : "", o->link, o->skip,
-	       o->res, o->got ? errname(o->res) : "no CQE", e,
-	       o->why ? o->why : "");
+	       o->deferred ? " deferred" : "", o->res,
+	       o->got ? errname(o->res) : "no CQE", e, o->why ? o->why : "");
 	print_sqe("sqe", &o->sqe[0]);
 	if (o->kind == K_READF || o->kind == K_WRITEF ||
 	    o->kind == K_SENDZC || o->kind == K_UCMD)
@@ -115,8 +117,9 @@ static void print_op(const struct op *o)
 static bool documented(const struct op *o, int res)
 {
 	static const int splice_from[] = { EINVAL, EBADF, ENXIO, ERANGE,
-		EBUSY, EOPNOTSUPP, ENOMEM, ECHRNG, ESRCH, ENODATA, EOVERFLOW,
-		EALREADY, ECANCELED, 0 };
+		EBUSY, EOPNOTSUPP, ENOMEM, ECHRNG, EPERM, ESRCH, ENODATA,
+		EOVERFLOW, EALREADY, ECANCELED, 0 };
+	static const int nop[] = { EINVAL, EOPNOTSUPP, ECANCELED, 0 };
 	static const int buf_remove[] = { EINVAL, ENXIO, ERANGE, ENOENT,
 		EPERM, EOPNOTSUPP, ECANCELED, 0 };
 	/* fixed-buffer users: lent-buffer errnos + those of any READ/WRITE */
@@ -128,8 +131,9 @@ static bool documented(const struct op *o, int res)
 	static const int ucmd[] = { EINVAL, EFAULT, EBADF, EOPNOTSUPP,
 		ECANCELED, 0 };
 	/* fused: its own errnos, then the secondary's result on our files */
-	static const int fused[] = { EINVAL, ENOENT, EACCES, EOPNOTSUPP,
-		EFAULT, EBADF, ECANCELED, EAGAIN, EMSGSIZE, ENOTSOCK, 0 };
+	static const int fused[] = { EINVAL, EPERM, ENOENT, EACCES,
+		EOPNOTSUPP, EFAULT, EBADF, ECANCELED, EAGAIN, EMSGSIZE,
+		ENOTSOCK, 0 };
 	const int *set;
 	__u32 len = o->kind == K_FUSED ? o->sqe[1].len : o->sqe[0].len;
 	int i;
@@ -144,6 +148,11 @@ static bool documented(const struct op *o, int res)
 		if (res >= 0)
 			return res == 0;
 		set = buf_remove;
+		break;
+	case K_NOP:
+		if (res >= 0)
+			return res == 0;
+		set = nop;
 		break;
 	case K_READF:
 	case K_WRITEF:
@@ -173,9 +182,9 @@ static void dump_model(const struct model *m)
 {
 	unsigned int i;
 
-	printf("#   model: table=%d slots=%u files=%d sqe128=%d submit_all=%d drain_disabled=%d\n",
+	printf("#   model: table=%d slots=%u files=%d sqe128=%d submit_all=%d drain_disabled=%d sqpoll=%d fetch_here=%d parked=%d\n",
 	       m->table, m->nslots, m->files, m->sqe128, m->submit_all,
-	       m->drain_disabled);
+	       m->drain_disabled, m->sqpoll, m->fetch_here, m->parked);
 	for (i = 0; i < m->nslots; i++)
 		if (m->slot[i].kind != SL_EMPTY)
 			printf("#   slot %u: kind=%d tag=%u dir=%d len=%u used=%d\n",
@@ -185,6 +194,20 @@ static void dump_model(const struct model *m)
 		printf("#   tag %u: state=%d lend=%d op=%u bytes=%u start=%llu\n",
 		       i, m->tag[i].state, m->tag[i].lend, m->tag[i].op,
 		       m->tag[i].bytes, m->tag[i].start);
+}
+
+/*
+ * The fuzz ring's counters as the kernel shows them: a missing CQE with
+ * every earlier SQE completed (CQ tail = SQ head - 1, nothing dropped or
+ * overflowed) is a drain that lost count, not a request still running.
+ */
+static void dump_ring(void)
+{
+	printf("#   ring: sq head=%u tail=%u dropped=%u flags=0x%x; cq head=%u tail=%u overflow=%u\n",
+	       io_uring_smp_load_acquire(FR->sq.khead), *FR->sq.ktail,
+	       *FR->sq.kdropped, io_uring_smp_load_acquire(FR->sq.kflags),
+	       *FR->cq.khead, io_uring_smp_load_acquire(FR->cq.ktail),
+	       *FR->cq.koverflow);
 }
 
 void check_one(struct op *o)
@@ -210,6 +233,8 @@ void check_one(struct op *o)
 		       cfg.seed, o->idx, opk_name[o->kind], o->res,
 		       o->got ? errname(o->res) : "no CQE");
 		print_op(o);
+		if (!o->got)
+			dump_ring();
 		if (nr_mismatch_model == 1)
 			dump_model(&M);
 	} else if (cfg.verbose > 1) {
@@ -266,6 +291,8 @@ static bool fuzz_cqe(const struct io_uring_cqe *cqe)
 		nop_seen = true;
 		return true;
 	}
+	if (queue_cqe(cqe) || park_cqe(cqe))
+		return false;
 	o = find_op(cqe->user_data);
 	if (!o) {
 		report("seed %llu: CQE for unknown user_data 0x%llx res %d flags 0x%x",
@@ -329,9 +356,9 @@ void reap_fuzz(int wait_ms, bool (*done)(void))
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (;;) {
-		while (!io_uring_peek_cqe(&FR, &cqe)) {
+		while (!io_uring_peek_cqe(FR, &cqe)) {
 			fuzz_cqe(cqe);
-			io_uring_cqe_seen(&FR, cqe);
+			io_uring_cqe_seen(FR, cqe);
 		}
 		if (!done || done())
 			return;
@@ -341,14 +368,14 @@ void reap_fuzz(int wait_ms, bool (*done)(void))
 			return;
 		if (M.iopoll) {
 			/* no timed waits on a polled ring: poll, then nap */
-			io_uring_get_events(&FR);
-			if (io_uring_peek_cqe(&FR, &cqe))
+			io_uring_get_events(FR);
+			if (io_uring_peek_cqe(FR, &cqe))
 				usleep(200);
 			continue;
 		}
-		if (!io_uring_wait_cqe_timeout(&FR, &cqe, &ts)) {
+		if (!io_uring_wait_cqe_timeout(FR, &cqe, &ts)) {
 			fuzz_cqe(cqe);
-			io_uring_cqe_seen(&FR, cqe);
+			io_uring_cqe_seen(FR, cqe);
 		}
 	}
 }
@@ -374,11 +401,11 @@ static void drain_flush(void)
 	int i;
 
 	for (i = 0; i < 2; i++) {
-		struct io_uring_sqe *sqe = io_uring_get_sqe(&FR);
+		struct io_uring_sqe *sqe = io_uring_get_sqe(FR);
 
 		io_uring_prep_nop(sqe);
 		sqe->user_data = UD_NOP;
-		io_uring_submit(&FR);
+		io_uring_submit(FR);
 		nop_seen = false;
 		reap_fuzz(cfg.cqe_wait_ms, nop_done);
 	}
@@ -389,6 +416,14 @@ static bool split_ok(const struct op *ops, int n, const int *rets, int calls)
 {
 	int i, want[MAX_SUB], nw = 0, seg = 0;
 
+	/*
+	 * The SQ thread takes them all, whatever fails: one call, which
+	 * counts what the SQ ring holds (liburing: tail - khead), and the
+	 * SQ thread moves khead only after it posted the CQEs of the last
+	 * batch: a few more, at times
+	 */
+	if (M.sqpoll)
+		return calls == 1 && rets[0] >= n;
 	for (i = 0; i < n; i++) {
 		seg++;
 		if (!M.submit_all && ops[i].prep && !ops[i].link) {
@@ -408,11 +443,11 @@ static bool split_ok(const struct op *ops, int n, const int *rets, int calls)
 
 void fuzz_submit(struct op *ops, int n)
 {
-	int rets[MAX_SUB + 1], calls = 0, done = 0, i;
-	bool drained = false;
+	int rets[MAX_SUB + 1] = { 0 }, calls = 0, done = 0, i;
+	bool drained = false, rw_only = false;
 
 	for (i = 0; i < n; i++) {
-		struct io_uring_sqe *sqe = io_uring_get_sqe(&FR);
+		struct io_uring_sqe *sqe = io_uring_get_sqe(FR);
 
 		memset(sqe, 0, M.sqe128 ? 128 : 64);
 		memcpy(sqe, ops[i].sqe, (M.sqe128 && ops[i].kind == K_FUSED) ?
@@ -420,13 +455,16 @@ void fuzz_submit(struct op *ops, int n)
 		sqe->user_data = ops[i].idx;
 		if (ops[i].sqe[0].flags & IOSQE_IO_DRAIN)
 			drained = true;
+		if (ops[i].fk == FK_EVFD || ops[i].fk == FK_INOTIFY ||
+		    ops[i].sfk == FK_EVFD || ops[i].sfk == FK_INOTIFY)
+			rw_only = true;
 		if (cfg.verbose > 2)
 			print_sqe(opk_name[ops[i].kind], &ops[i].sqe[0]);
 	}
 	cur_ops = ops;
 	cur_n = n;
 	while (done < n && calls <= MAX_SUB) {
-		int r = io_uring_submit(&FR);
+		int r = io_uring_submit(FR);
 
 		if (r <= 0) {
 			report("seed %llu op #%lu: io_uring_submit returned %d",
@@ -453,6 +491,31 @@ void fuzz_submit(struct op *ops, int n)
 			print_op(&ops[i]);
 	}
 	for (i = 0; i < n; i++) {
+		const struct op *o = &ops[i];
+		int res = o->got ? o->res : 0;
+
+		if (o->fk == FK_EVFD || o->fk == FK_INOTIFY ||
+		    o->sfk == FK_EVFD || o->sfk == FK_INOTIFY) {
+			NC.rwonly++;
+			NC.rwonly_refused += res == -EOPNOTSUPP;
+		}
+		if (o->deferred) {
+			NC.deferred++;
+			NC.drained += !!(o->sqe[0].flags & IOSQE_IO_DRAIN);
+		}
+		if (o->kind == K_REMOVE && o->deferred && i &&
+		    ops[i - 1].kind == K_NOP) {
+			NC.nop_remove++;
+			NC.nop_remove_ok += o->got ? res == 0 : o->skip;
+		}
+		if (M.sqpoll) {
+			NC.sqpoll_ops++;
+			NC.sqpoll_eperm += res == -EPERM;
+		}
+		if (M.fetch_here)
+			NC.same_ring_ops++;
+	}
+	for (i = 0; i < n; i++) {
 		if (!ops[i].got)
 			ops[i].late = true;
 		oplog[ops[i].idx % LOG_OPS] = ops[i];
@@ -460,5 +523,7 @@ void fuzz_submit(struct op *ops, int n)
 	cur_n = 0;
 	if (drained)
 		drain_flush();
+	if (rw_only)
+		mem_guard_check();
 	drain_sink();
 }

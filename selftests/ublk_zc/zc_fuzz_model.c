@@ -118,6 +118,11 @@ static void expect_loan(const struct model *m, __u64 pos, __u32 len,
 		exp_add(&o->exp, -ECHRNG);
 		return;
 	}
+	if (m->sqpoll) {
+		o->why = "the SQ thread is not the queue's daemon";
+		exp_add(&o->exp, -EPERM);
+		return;
+	}
 	t = &m->tag[tag];
 	if (t->lend == L_HELD) {
 		o->why = "already lent";
@@ -324,10 +329,29 @@ static int prep_rw(struct model *m, struct op *o)
 			    s->addr, s->len);
 }
 
-/* what a READ/WRITE of @len bytes does to a file of kind @fk */
+/*
+ * what a READ/WRITE of @len bytes does to a file of kind @fk (from a lent
+ * buffer, or a fused secondary's: the generator never aims a user buffer
+ * at the ->read()/->write()-only files, whose result would depend on its
+ * contents, or park)
+ */
 static void rw_target(struct op *o, enum fk fk, bool write, __u32 len)
 {
 	switch (fk) {
+	case FK_EVFD:
+		/* has ->read_iter(): a READ would park; never generated */
+		o->why = "->write() only: no user pointer for a lent buffer";
+		exp_add(&o->exp, -EOPNOTSUPP);
+		break;
+	case FK_INOTIFY:
+		if (write) {
+			o->why = "fd not open for writing";
+			exp_add(&o->exp, -EBADF);
+		} else {
+			o->why = "->read() only: no user pointer for a lent buffer";
+			exp_add(&o->exp, -EOPNOTSUPP);
+		}
+		break;
 	case FK_BAD:
 		o->why = "bad fd";
 		exp_add(&o->exp, -EBADF);
@@ -369,7 +393,8 @@ static void issue_rw(struct model *m, struct op *o)
 	if (!o->why)
 		o->why = "transfer";
 	/* io_rw_init_file(): mode, then IOPOLL wants O_DIRECT + ->iopoll */
-	if (m->iopoll && o->fk != FK_BAD && !(write && o->fk == FK_RO)) {
+	if (m->iopoll && o->fk != FK_BAD &&
+	    !(write && (o->fk == FK_RO || o->fk == FK_INOTIFY))) {
 		o->why = "no polled I/O on this file";
 		exp_add(&o->exp, -EOPNOTSUPP);
 		return;
@@ -545,6 +570,11 @@ static void issue_fused(struct model *m, struct op *o)
 		exp_add(e, -EINVAL);
 		return;
 	}
+	if (m->sqpoll) {
+		o->why = "the SQ thread is not the queue's daemon";
+		exp_add(e, -EPERM);
+		return;
+	}
 	tg = &m->tag[c->tag];
 	if (tg->state != T_OWNED) {
 		o->why = "tag not owned by the server";
@@ -591,9 +621,19 @@ static void issue_fused(struct model *m, struct op *o)
 	rw_target(o, o->sfk, op == OP_WRITE, t->len);
 }
 
+/* a NOP (the drained one before a BUF_REMOVE) */
+static int prep_nop(struct model *m, struct op *o)
+{
+	bool fa;
+
+	return prep_generic(m, &o->sqe[0], false, true, &fa);
+}
+
 static int op_prep(struct model *m, struct op *o)
 {
 	switch (o->kind) {
+	case K_NOP:
+		return prep_nop(m, o);
 	case K_SPLICE:
 		return prep_splice(m, o);
 	case K_REMOVE:
@@ -613,6 +653,10 @@ static int op_prep(struct model *m, struct op *o)
 static void op_issue(struct model *m, struct op *o)
 {
 	switch (o->kind) {
+	case K_NOP:
+		o->why = "nop";
+		exp_add(&o->exp, 0);
+		break;
 	case K_SPLICE:
 		issue_splice(m, o);
 		break;
@@ -642,6 +686,7 @@ static bool op_ok(const struct op *o, int res)
 	case K_SPLICE:
 		return res > 0 && (__u32)res == o->sqe[0].len;
 	case K_REMOVE:
+	case K_NOP:
 		return res == 0;
 	case K_READF:
 	case K_WRITEF:
@@ -668,9 +713,8 @@ static void op_apply(struct model *m, const struct op *o, int res)
 /* running a submission through the model                               */
 
 /*
- * The generator keeps a link chain, if any, at the end of a submission
- * and puts IOSQE_IO_DRAIN only on a last, unlinked SQE, so the kernel's
- * order is: unlinked SQEs are prepped and issued one after the other; the
+ * The generator keeps a link chain, if any, at the end of a submission,
+ * or a drained group (sim_group()), never both, so the kernel's order is: unlinked SQEs are prepped and issued one after the other; the
  * chain's SQEs are all prepped (RW users bind their slot then), then its
  * head is issued, then each member after the previous one was freed:
  * io_queue_next() queues it as task work, which runs only after the call
@@ -758,14 +802,100 @@ static void sim_chain(struct model *m, struct op *ops, int n, bool actual)
 	}
 }
 
+/*
+ * From a drained SQE on (o->deferred), every SQE of the submission is
+ * prepped when it is submitted (a fixed-buffer user binds its slot then),
+ * but issued only once everything before the drain completed, in io-wq,
+ * in no particular order: the generator keeps such a group free of ops
+ * whose results depend on their order (ops_conflict()), so that issuing
+ * them in submission order predicts every order.
+ */
+static void sim_group(struct model *m, struct op *ops, int n, bool actual)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		ops[i].exp.n = 0;
+		ops[i].why = NULL;
+		ops[i].prep = op_prep(m, &ops[i]);
+	}
+	for (i = 0; i < n; i++) {
+		struct op *o = &ops[i];
+
+		if (o->prep) {
+			o->why = o->why ? o->why : "prep";
+			exp_add(&o->exp, o->prep);
+		} else {
+			op_issue(m, o);
+		}
+		op_apply(m, o, result(o, actual));
+	}
+}
+
+/* the slot and the tag an op's result or effect depends on, or -1 */
+static int op_slot(const struct op *o)
+{
+	const struct io_uring_sqe *s = &o->sqe[0];
+
+	switch (o->kind) {
+	case K_SPLICE:
+	case K_REMOVE:
+	case K_READF:
+	case K_WRITEF:
+	case K_SENDZC:
+		return s->buf_index;
+	case K_UCMD:
+		return s->uring_cmd_flags & IORING_URING_CMD_FIXED ?
+		       s->buf_index : -1;
+	default:
+		return -1;
+	}
+}
+
+static int op_tag(const struct model *m, const struct op *o)
+{
+	const struct io_uring_sqe *s = &o->sqe[0];
+	__u64 rel = s->off - UBLKSRV_IO_BUF_OFFSET;
+
+	if (o->kind == K_SPLICE && s->off >= UBLKSRV_IO_BUF_OFFSET &&
+	    rel < UBLKSRV_IO_BUF_TOTAL_SIZE)
+		return (rel >> UBLK_TAG_OFF) & UBLK_TAG_BITS_MASK;
+	if (o->kind == K_REMOVE && s->buf_index < m->nslots &&
+	    m->slot[s->buf_index].kind == SL_KERNEL)
+		return m->slot[s->buf_index].tag;
+	return -1;
+}
+
+bool ops_conflict(const struct model *m, const struct op *a,
+		  const struct op *b)
+{
+	int sa = op_slot(a), ta = op_tag(m, a);
+
+	return (sa >= 0 && sa == op_slot(b)) || (ta >= 0 && ta == op_tag(m, b));
+}
+
 void sim_sub(struct model *m, struct op *ops, int n, bool actual)
 {
-	int i, c;
+	int i, c, g;
 
 	/* the chain: from the first linked SQE to the end */
 	for (c = 0; c < n; c++)
 		if (ops[c].link)
 			break;
+	/* or the drained group, likewise at the end (never both) */
+	for (g = 0; g < c; g++)
+		if (ops[g].deferred)
+			break;
+	if (g < c) {
+		for (i = 0; i < g; i++) {
+			sim_unlinked(m, &ops[i], actual);
+			if (ops[i].prep && !m->submit_all)
+				call_end(m);
+		}
+		sim_group(m, &ops[g], c - g, actual);
+		call_end(m);
+		return;
+	}
 	for (i = 0; i < c; i++) {
 		sim_unlinked(m, &ops[i], actual);
 		/* without SUBMIT_ALL a failed prep ends io_uring_enter() */
