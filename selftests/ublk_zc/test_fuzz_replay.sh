@@ -15,7 +15,8 @@ SEED=${UBLK_ZC_FUZZ_SEED:-$(( (RANDOM << 15) | RANDOM ))}
 # what may differ between two runs of one seed: wall time, retries, and
 # the tag numbers of the requests (below the queue depth, 8): the block
 # layer's choice (the fuzzer aims at requests by their place on the
-# device); the user addresses are fixed by running without ASLR
+# device; a fused command carries the tag in the ublksrv_io_cmd at addr3,
+# bits 16-31); the user addresses are fixed by running without ASLR
 filter() {
 	grep -v -e '^# seed [0-9]*: [0-9]* ops' \
 		-e 'removed/dropped loans probed' \
@@ -23,7 +24,11 @@ filter() {
 	perl -pe 'sub msk { my $v = hex($_[0]); my $t = (($v - 0x80000000) >> 25) & 0xffff;
 		      return "off=0x$_[0]" if $v < 0x80000000 || $t >= 8;
 		      sprintf("off=0x%x+tag", $v - ($t << 25)) }
+		  sub msk3 { my $v = hex($_[0]); my $t = ($v >> 16) & 0xffff;
+		       return "addr3=0x$_[0]" if $t >= 8 || ($v & 0xffff);
+		       sprintf("addr3=0x%x+tag", $v - ($t << 16)) }
 		  s/off=0x([0-9a-f]+)/msk($1)/ge;
+		  s/addr3=0x([0-9a-f]+)/msk3($1)/ge;
 		  s/tag=(\d+)/"tag=" . ($1 < 8 ? "T" : $1)/ge'
 }
 norand=
