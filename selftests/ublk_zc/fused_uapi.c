@@ -461,10 +461,8 @@ TEST_F(fused, async_link_fail)
  */
 TEST_F(fused, linked_sqe_reused)
 {
-	int cfd = self->d.cdev_fd, fd = tmpfile_fd(), pfd[2], tag, res[2], i;
-	struct __kernel_timespec ts = { .tv_sec = 5 };
+	int cfd = self->d.cdev_fd, fd = tmpfile_fd(), pfd[2], tag, res[2];
 	const size_t len = 8 << 10;
-	struct io_uring_cqe *cqe;
 	struct io_uring_sqe *sqe;
 	struct io_uring small;
 	struct uzc_io io;
@@ -490,12 +488,7 @@ TEST_F(fused, linked_sqe_reused)
 	/* scribble over both SQ entries, as an application reusing them */
 	memset(small.sq.sqes, 0xff, 2 * 2 * sizeof(struct io_uring_sqe));
 	ASSERT_EQ(1, write(pfd[1], &c, 1));
-	for (i = 0; i < 2; i++) {
-		ASSERT_EQ(0, io_uring_wait_cqe_timeout(&small, &cqe, &ts));
-		ud[i] = cqe->user_data;
-		res[i] = cqe->res;
-		io_uring_cqe_seen(&small, cqe);
-	}
+	ASSERT_EQ(0, uzc_wait_cqes(&small, 2, res, ud, 5000));
 	EXPECT_EQ(1, ud[0]);
 	EXPECT_EQ(1, res[0]);
 	EXPECT_EQ(2, ud[1]);
@@ -517,12 +510,7 @@ TEST_F(fused, linked_sqe_reused)
 	ASSERT_EQ(2, io_uring_submit(&small));
 	memset(small.sq.sqes, 0xff, 2 * 2 * sizeof(struct io_uring_sqe));
 	ASSERT_EQ(1, write(pfd[1], &c, 1));
-	for (i = 0; i < 2; i++) {
-		ASSERT_EQ(0, io_uring_wait_cqe_timeout(&small, &cqe, &ts));
-		ud[i] = cqe->user_data;
-		res[i] = cqe->res;
-		io_uring_cqe_seen(&small, cqe);
-	}
+	ASSERT_EQ(0, uzc_wait_cqes(&small, 2, res, ud, 5000));
 	EXPECT_EQ(3, ud[0]);
 	EXPECT_EQ(1, res[0]);
 	EXPECT_EQ(4, ud[1]);

@@ -775,8 +775,8 @@ void uzc_prep_buf_remove(struct io_uring_sqe *sqe, __u16 slot)
 	sqe->buf_index = slot;
 }
 
-int uzc_submit_wait(struct io_uring *ring, unsigned int nr, int *res,
-		    __u64 *ud, int timeout_ms)
+int uzc_wait_cqes(struct io_uring *ring, unsigned int nr, int *res,
+		  __u64 *ud, int timeout_ms)
 {
 	struct __kernel_timespec ts = {
 		.tv_sec = timeout_ms / 1000,
@@ -786,9 +786,6 @@ int uzc_submit_wait(struct io_uring *ring, unsigned int nr, int *res,
 	unsigned int i;
 	int ret;
 
-	ret = io_uring_submit(ring);
-	if (ret < 0)
-		return ret;
 	for (i = 0; i < nr; i++) {
 		ret = io_uring_wait_cqe_timeout(ring, &cqe, &ts);
 		if (ret)
@@ -800,6 +797,14 @@ int uzc_submit_wait(struct io_uring *ring, unsigned int nr, int *res,
 		io_uring_cqe_seen(ring, cqe);
 	}
 	return 0;
+}
+
+int uzc_submit_wait(struct io_uring *ring, unsigned int nr, int *res,
+		    __u64 *ud, int timeout_ms)
+{
+	int ret = io_uring_submit(ring);
+
+	return ret < 0 ? ret : uzc_wait_cqes(ring, nr, res, ud, timeout_ms);
 }
 
 void uzc_fill(void *buf, size_t len, unsigned int seed)

@@ -243,9 +243,13 @@ void uzc_prep_splice_from(struct io_uring_sqe *sqe, int fd, __u64 pos,
 void uzc_prep_buf_remove(struct io_uring_sqe *sqe, __u16 slot);
 
 /*
- * Submit what is queued and wait for @nr completions; their res (by
- * user_data order of arrival) go to res[]/ud[]. Returns 0 or -errno.
+ * Wait for @nr completions; their res and user_data, in order of arrival,
+ * go to res[]/ud[] (either may be NULL). Returns 0 or -errno (-ETIMEDOUT
+ * when one did not come within @timeout_ms of the call).
  */
+int uzc_wait_cqes(struct io_uring *ring, unsigned int nr, int *res,
+		  __u64 *ud, int timeout_ms);
+/* Submit what is queued, then uzc_wait_cqes() */
 int uzc_submit_wait(struct io_uring *ring, unsigned int nr, int *res,
 		    __u64 *ud, int timeout_ms);
 

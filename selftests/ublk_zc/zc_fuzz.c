@@ -286,14 +286,7 @@ static int release_all(void)
 	if (r < 8)
 		return teardown_op();
 	if (r < 14) {
-		unsigned int ns = M.nslots;
-
-		unregister_op("unregister buffers (release)");
-		nr_ops++;
-		check_reg("register sparse buffers (release)",
-			  io_uring_register_buffers_sparse(FR, ns), 0);
-		M.table = true;
-		M.nslots = ns;
+		reregister_op("release", M.nslots);
 		return 0;
 	}
 	if (r < 24) {

@@ -324,6 +324,7 @@ void clone_op(void);
 int teardown_op(void);
 /* IORING_UNREGISTER_BUFFERS, a parked READ or not; checked, modelled */
 void unregister_op(const char *what);
+void reregister_op(const char *why, unsigned int ns);
 /* a READ parks on the fixed pipe; release it (data or cancel) */
 void park_op(void);
 void unpark_op(void);

@@ -262,12 +262,7 @@ int teardown_op(void)
 
 		if (series != S_SPLICE)
 			return 0;
-		unregister_op("unregister buffers (instead of teardown)");
-		nr_ops++;
-		check_reg("register sparse buffers (instead of teardown)",
-			  io_uring_register_buffers_sparse(FR, ns), 0);
-		M.table = true;
-		M.nslots = ns;
+		reregister_op("instead of teardown", ns);
 		return 0;
 	}
 	nr_ops++;
@@ -345,6 +340,20 @@ void unregister_op(const char *what)
 		pthread_join(th, &res);
 	}
 	check_reg(what, (int)(long)res, 0);
+}
+
+/* unregister the table, then register a sparse one of @ns slots */
+void reregister_op(const char *why, unsigned int ns)
+{
+	char what[64];
+
+	snprintf(what, sizeof(what), "unregister buffers (%s)", why);
+	unregister_op(what);
+	nr_ops++;
+	snprintf(what, sizeof(what), "register sparse buffers (%s)", why);
+	check_reg(what, io_uring_register_buffers_sparse(FR, ns), 0);
+	M.table = true;
+	M.nslots = ns;
 }
 
 /* ------------------------------------------------------------------ */
