@@ -4,7 +4,8 @@
 # FETCH mode (-m split, -m same) with one seed must print the same -vv
 # log (every op, its SQE and its result), apart from the lines that
 # report time and how long loans took to come back.  zc_fuzz's own exit
-# status counts too (it skips, or fails, as the variant says).
+# status counts too (it skips, or fails, as the variant says, so its
+# skip is this test's skip on any variant).
 . "$(dirname "$0")/common.sh"
 
 FUZZ=$HERE/zc_fuzz
@@ -40,7 +41,7 @@ for mode in split same; do
 		UBLK_ZC_FUZZ_SEED=$SEED $norand "$FUZZ" -vv -n "$OPS" -m $mode \
 			> "$WORK/replay-$mode-$run.log" 2>&1
 		rc=$?
-		[ $rc = $KSFT_SKIP ] && skip "zc_fuzz skipped: $(grep -m1 -i skip "$WORK/replay-$mode-$run.log")"
+		[ $rc = $KSFT_SKIP ] && skip_checked "zc_fuzz skipped: $(grep -m1 -i skip "$WORK/replay-$mode-$run.log")"
 		if [ $rc != 0 ]; then
 			grep '^# FAIL' "$WORK/replay-$mode-$run.log" | head -5 >&2
 			fail "zc_fuzz -m $mode -s $SEED run $run failed ($rc)"
