@@ -11,7 +11,7 @@
 # shellcheck source-path=SCRIPTDIR
 . "$(dirname "$0")/lib.sh"
 ST=${SELFTESTS:-$TOP/selftests/ublk_zc}
-N=61
+N=63
 
 t_plan $N
 if [ "$(id -u)" != 0 ] || ! unshare -m true 2> /dev/null; then
@@ -112,5 +112,10 @@ t_ok "... naming the path" grep -q "must have data path(s) autobuf" "$T_TMP/out"
 got=$(cd "$ST" && STUB_PATHS="copy user_copy fused autobuf" rc_of 1 fused bash ./test_faults.sh)
 t_is "test_faults.sh: autobuf on a fused kernel: fail" "$got" 1
 t_ok "... naming the path" grep -q "data path(s) autobuf, which UBLK_ZC_VARIANT=fused must not have" "$T_TMP/out"
+# test_fuzz_replay.sh takes zc_fuzz's verdict, which weighed the variant
+t_is "test_fuzz_replay.sh: zc_fuzz skips on base: skip" \
+	"$(cd "$ST" && rc_of 1 base bash ./test_fuzz_replay.sh)" 4
+t_is "test_fuzz_replay.sh: zc_fuzz fails on a splice-rsrc kernel without it: fail" \
+	"$(cd "$ST" && rc_of 1 splice-rsrc bash ./test_fuzz_replay.sh)" 1
 t_is "test_smoke.sh: unknown variant fails" "$(cd "$ST" && rc_of 1 nosuch bash ./test_smoke.sh)" 1
 t_done

@@ -654,7 +654,7 @@ TEST_F_TIMEOUT(fused, commit_after_queue_abort, 60)
 
 	kfd = uzc_kmsg_from_now();
 	/* ring2's exit cancels tag a's FETCH: the queue is aborted */
-	io_uring_queue_exit(&ring2);
+	ASSERT_EQ(0, uzc_ring_exit_wait(&ring2, UZC_DEADLINE_MS));
 	EXPECT_FALSE(uzc_io_done(held, 300));
 	/* b is aborted: no new fused command on it */
 	EXPECT_EQ(-ESRCH, fused_one(&self->ring, cfd, 0, b, IORING_OP_WRITE,

@@ -719,8 +719,8 @@ TEST_F_TIMEOUT(al, commit_after_queue_abort, 60)
 
 	kfd = uzc_kmsg_from_now();
 	/* ring2's exit cancels tag a's FETCH: the queue is aborted */
-	io_uring_queue_exit(&ring2);
-	EXPECT_FALSE(uzc_io_done(held, 500));
+	ASSERT_EQ(0, uzc_ring_exit_wait(&ring2, UZC_DEADLINE_MS));
+	EXPECT_FALSE(uzc_io_done(held, 300));
 	/* aborted, not completed: the lent pages still hold its data */
 	fd = uzc_tmpfile();
 	ASSERT_GE(fd, 0);

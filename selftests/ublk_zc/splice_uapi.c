@@ -377,7 +377,7 @@ TEST_F(zc, forced_async_ops)
  * BUF_REMOVE of the slot just filled, else a NOP; @lend: the first SQE is
  * a SPLICE_FROM, else a NOP.  (Written while chasing the stalls zc_fuzz
  * seeds 101 and 103 showed; those needed an SQE failing at prep behind
- * the drain: upstream_drain_stranded_by_failed_prep.)
+ * the drain: io_uring_quirks' drain_stranded_by_failed_prep.)
  */
 static void drain_behind(struct __test_metadata *_metadata,
 			 FIXTURE_DATA(zc) *self, bool lend, bool remove)
@@ -1393,85 +1393,6 @@ TEST_F(zc, two_requests_interleaved)
 		free(buf[k]);
 	}
 	free(back);
-}
-
-/* the CQEs of @ring for @ms: res[ud] (ud < 8), INT_MIN if none came */
-static void reap_for(struct io_uring *ring, int *res, int ms)
-{
-	struct __kernel_timespec ts = { .tv_nsec = 20 * 1000000LL };
-	struct io_uring_cqe *cqe;
-	int i;
-
-	for (i = 0; i < ms / 20; i++) {
-		if (io_uring_wait_cqe_timeout(ring, &cqe, &ts))
-			continue;
-		if (cqe->user_data < 8)
-			res[cqe->user_data] = cqe->res;
-		io_uring_cqe_seen(ring, cqe);
-	}
-}
-
-/* NOPs @ud0.. in one submission, @flags[i] on the i-th */
-static int submit_nops(struct io_uring *ring, int ud0, const __u8 *flags,
-		       int n)
-{
-	int i;
-
-	for (i = 0; i < n; i++) {
-		struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
-
-		io_uring_prep_nop(sqe);
-		sqe->flags = flags[i];
-		sqe->user_data = ud0 + i;
-	}
-	return io_uring_submit(ring);
-}
-
-/*
- * Upstream 6.12, no op of the series (issue 14): a drained SQE deferred
- * behind an earlier one of its submission waits until cached_cq_tail is
- * exactly its sequence (+ cq_extra).  An SQE after it that fails in
- * io_init_req() completes at once, ahead of the drain: the CQ tail then
- * passes that sequence, and the drained SQE, and every later one, never
- * runs (ring exit frees them).  zc_fuzz met this in its drained groups
- * (seeds 101, 103, 201) and no longer puts an op that fails at prep after
- * a drain; this case pins the kernel behaviour the generator relies on,
- * and fails the day io_uring counts drains some other way.
- */
-TEST(upstream_drain_stranded_by_failed_prep)
-{
-	static const __u8 ok[] = { 0, IOSQE_IO_DRAIN };
-	static const __u8 bad[] = { 0, IOSQE_IO_DRAIN, 0x80 };
-	int res[8], i;
-	struct io_uring ring;
-
-	/* the control: NOP, drained NOP: both complete */
-	for (i = 0; i < 8; i++)
-		res[i] = INT_MIN;
-	ASSERT_EQ(0, io_uring_queue_init(8, &ring, 0));
-	ASSERT_EQ(2, submit_nops(&ring, 1, ok, 2));
-	reap_for(&ring, res, 500);
-	EXPECT_EQ(0, res[1]);
-	EXPECT_EQ(0, res[2]);
-	io_uring_queue_exit(&ring);
-
-	/* NOP, drained NOP, NOP with a flag beyond SQE_VALID_FLAGS */
-	for (i = 0; i < 8; i++)
-		res[i] = INT_MIN;
-	ASSERT_EQ(0, io_uring_queue_init(8, &ring, 0));
-	ASSERT_EQ(3, submit_nops(&ring, 1, bad, 3));
-	reap_for(&ring, res, 500);
-	EXPECT_EQ(0, res[1]);
-	EXPECT_EQ(-EINVAL, res[3]);
-	/* the drained NOP is stranded, and a plain NOP after it waits too */
-	ASSERT_EQ(1, submit_nops(&ring, 4, ok, 1));
-	reap_for(&ring, res, 500);
-	EXPECT_EQ(INT_MIN, res[2]) {
-		TH_LOG("the drained NOP completed (%d): io_uring no longer strands a drain behind a failed prep; zc_fuzz_gen.c group_takes() may take such ops again",
-		       res[2]);
-	}
-	EXPECT_EQ(INT_MIN, res[4]);
-	io_uring_queue_exit(&ring);
 }
 
 /* a device without UBLK_F_SUPPORT_ZERO_COPY does not lend */

@@ -23,6 +23,7 @@
 #include <netinet/in.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/ptrace.h>
 #include <sys/wait.h>
 
@@ -466,6 +467,57 @@ int uzc_full_pipe(int p[2])
 		return -errno;
 	memset(fill, 'f', sizeof(fill));
 	return write(p[1], fill, sizeof(fill)) == sizeof(fill) ? 0 : -EIO;
+}
+
+/*
+ * The witness: a pipe whose only writer sits in the ring's file table
+ * reads EOF once the ring's context is freed, after its requests were
+ * cancelled.  Returns the read end, or -errno.
+ */
+static int ring_teardown_witness(int ring_fd)
+{
+	int p[2], ret;
+
+	if (pipe2(p, O_CLOEXEC))
+		return -errno;
+	ret = syscall(__NR_io_uring_register, ring_fd, IORING_REGISTER_FILES,
+		      &p[1], 1);
+	ret = ret < 0 ? -errno : 0;
+	close(p[1]);
+	if (ret) {
+		close(p[0]);
+		return ret;
+	}
+	return p[0];
+}
+
+static int ring_teardown_wait(int witness, int ms)
+{
+	struct pollfd pfd = { .fd = witness, .events = POLLIN };
+	int ret = poll(&pfd, 1, ms);
+
+	if (ret < 0)
+		ret = -errno;
+	else
+		ret = pfd.revents & POLLHUP ? 0 : -ETIME;
+	close(witness);
+	return ret;
+}
+
+int uzc_ring_exit_wait(struct io_uring *ring, int ms)
+{
+	int witness = ring_teardown_witness(ring->ring_fd);
+
+	io_uring_queue_exit(ring);
+	return witness < 0 ? witness : ring_teardown_wait(witness, ms);
+}
+
+int uzc_ring_fd_close_wait(int ring_fd, int ms)
+{
+	int witness = ring_teardown_witness(ring_fd);
+
+	close(ring_fd);
+	return witness < 0 ? witness : ring_teardown_wait(witness, ms);
 }
 
 int uzc_kmsg_from_now(void)

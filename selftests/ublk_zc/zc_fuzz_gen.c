@@ -851,7 +851,8 @@ static bool group_takes(const struct model *pre, struct model *spec,
 	 * ahead of the deferred drain, and the drain waits for
 	 * cached_sq_head at its submission + cq_extra == cached_cq_tail
 	 * exactly: one CQE too many and it never runs (issue 14, seeds 101,
-	 * 103, 201; splice_uapi zc.drain_stranded_by_failed_prep).
+	 * 103, 201; io_uring_quirks drain_stranded_by_failed_prep, which
+	 * shows it on the base kernel too).
 	 */
 	if (ops[j].prep)
 		return false;
