@@ -670,6 +670,16 @@ TEST_F_TIMEOUT(fused, commit_after_queue_abort, 60)
 	/* ended: still refused as aborted, not as an unknown request */
 	EXPECT_EQ(-ESRCH, fused_one(&self->ring, cfd, 0, b, IORING_OP_WRITE,
 				    fd, 0, 4096, 0));
+	/*
+	 * Without recovery the abort has the device stopped, and del_gendisk()
+	 * goes on once b has ended: elevator_exit() frees the scheduler's
+	 * requests and empties their slots in the driver tags, b's too.  The
+	 * answers stay the same, without looking b up.
+	 */
+	ASSERT_EQ(0, uzc_dev_wait_state(&self->d, UBLK_S_DEV_DEAD,
+					UZC_DEADLINE_MS));
+	EXPECT_EQ(-ESRCH, fused_one(&self->ring, cfd, 0, b, IORING_OP_WRITE,
+				    fd, 0, 4096, 0));
 	/* abort took the request from the server: refused, not queued */
 	ASSERT_EQ(0, uzc_commit(&self->d, b, 4096));
 	EXPECT_EQ(-EINVAL, uzc_commit_answer(&self->d, b, 1000));

@@ -776,6 +776,11 @@ TEST_F_TIMEOUT(srv, user_copy_commit_after_queue_abort, 60)
 	EXPECT_TRUE(uzc_io_done(held, UZC_DEADLINE_MS));
 	if (held->done)
 		EXPECT_EQ(-EIO, uzc_io_wait(held));
+	/*
+	 * and has the device stopped: once del_gendisk() has freed the
+	 * scheduler's requests, b is no longer in the driver tags
+	 */
+	ASSERT_EQ(0, uzc_dev_wait_state(&d, UBLK_S_DEV_DEAD, UZC_DEADLINE_MS));
 	ASSERT_EQ(0, uzc_commit(&d, b, 4096));
 	/* abort took the request from the server: refused, not queued */
 	EXPECT_EQ(-EINVAL, uzc_commit_answer(&d, b, 1000));

@@ -680,23 +680,33 @@ int uzc_dev_del(struct uzc_dev *d)
 	return ret;
 }
 
-int uzc_dev_recover(struct uzc_dev *d)
+int uzc_dev_wait_state(struct uzc_dev *d, __u16 state, int ms)
 {
 	struct ublksrv_ctrl_dev_info info;
-	int ret, i;
+	int ret;
 
-	/* the queue is aborted in the daemon's exit work: a little later */
-	for (i = 0; i < 100; i++) {
+	for (;;) {
 		ret = uzc_ctrl_cmd(d, UBLK_U_CMD_GET_DEV_INFO, 0, &info,
 				   sizeof(info));
 		if (ret)
 			return ret;
-		if (info.state == UBLK_S_DEV_QUIESCED)
-			break;
-		usleep(50000);
+		if (info.state == state)
+			return 0;
+		if (ms <= 0)
+			return -ETIMEDOUT;
+		usleep(10000);
+		ms -= 10;
 	}
-	if (info.state != UBLK_S_DEV_QUIESCED)
-		return -ETIMEDOUT;
+}
+
+int uzc_dev_recover(struct uzc_dev *d)
+{
+	int ret;
+
+	/* the queue is aborted in the daemon's exit work: a little later */
+	ret = uzc_dev_wait_state(d, UBLK_S_DEV_QUIESCED, 5000);
+	if (ret)
+		return ret;
 	ret = uzc_ctrl_cmd(d, UBLK_U_CMD_START_USER_RECOVERY, 0, NULL, 0);
 	if (!ret)
 		ret = uzc_queue_open(d);

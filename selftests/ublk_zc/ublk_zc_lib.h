@@ -168,6 +168,14 @@ bool uzc_deleted_within(struct uzc_dev *d, int ms);
 void uzc_queue_close(struct uzc_dev *d);
 
 /*
+ * Wait up to @ms for @d to be in @state (UBLK_S_DEV_*): QUIESCED after its
+ * daemon died (UBLK_F_USER_RECOVERY), DEAD once an aborted queue without
+ * recovery had the device stopped (del_gendisk() has returned).  0,
+ * -ETIMEDOUT or -errno.
+ */
+int uzc_dev_wait_state(struct uzc_dev *d, __u16 state, int ms);
+
+/*
  * Take the place of @d's dead daemon (UBLK_F_USER_RECOVERY): wait until
  * the device is quiesced, START_USER_RECOVERY, open the queue in this
  * task, END_USER_RECOVERY.  0, -ETIMEDOUT (never quiesced) or -errno.
