@@ -26,7 +26,9 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <linux/sockios.h>
+#include <sys/eventfd.h>
 #include <sys/ioctl.h>
+#include <sys/mount.h>
 #include <sys/ptrace.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -191,6 +193,21 @@ static int no_more_cqe(struct io_uring *ring, int ms, __u64 *ud)
 	ret = cqe->res;
 	io_uring_cqe_seen(ring, cqe);
 	return 0;
+}
+
+/* the first line of @path, without its newline; false if unreadable */
+static bool read_line(const char *path, char *line, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	bool ok;
+
+	if (!f)
+		return false;
+	ok = fgets(line, len, f) != NULL;
+	if (ok)
+		line[strcspn(line, "\n")] = 0;
+	fclose(f);
+	return ok;
 }
 
 /* the errno paths that need a request owned by the server */
@@ -691,6 +708,316 @@ TEST_F_TIMEOUT(fused, commit_after_queue_abort, 60)
 	close(p[0]);
 	close(p[1]);
 	close(fd);
+}
+
+/*
+ * The queue ring closes while the server holds a request: abort fails the
+ * request, and, the device having no recovery, stops it, which deletes the
+ * disk.  With an I/O scheduler (the default for one hardware queue) the
+ * tag then maps to no request: a fused command on it is still refused as
+ * aborted (-ESRCH; v3: -ENOENT), and its COMMIT with -EINVAL (v3 read the
+ * op of the NULL request first: an oops in __ublk_ch_uring_cmd()).
+ */
+TEST_F_TIMEOUT(fused, commit_after_abort_disk_gone, 60)
+{
+	struct iovec iov = { .iov_base = self->buf, .iov_len = 4096 };
+	int cfd = self->d.cdev_fd, fd = tmpfile_fd(), tag, kfd, res, i;
+	char path[64], line[512];
+	struct uzc_io io;
+	__u64 ud;
+
+	ASSERT_LE(0, fd);
+	snprintf(path, sizeof(path), "/sys/block/%s/queue/scheduler",
+		 strrchr(self->d.bdev_path, '/') + 1);
+	if (read_line(path, line, sizeof(line)))
+		TH_LOG("scheduler: %s", line);
+	ASSERT_EQ(0, uzc_io_start(&self->d, &io, UZC_WRITE, &iov, 1, 0));
+	tag = uzc_next_req(&self->d, TMO_MS);
+	ASSERT_LE(0, tag);
+
+	kfd = uzc_kmsg_from_now();
+	io_uring_queue_exit(&self->d.q);
+	self->d.q_ready = false;
+	EXPECT_TRUE(uzc_io_done(&io, UZC_DEADLINE_MS));
+	if (io.done)
+		EXPECT_EQ(-EIO, uzc_io_wait(&io));
+	/* stopped: the disk goes */
+	snprintf(path, sizeof(path), "/sys/block/%s",
+		 strrchr(self->d.bdev_path, '/') + 1);
+	for (i = 0; i < UZC_DEADLINE_MS / 20 && !access(path, F_OK); i++)
+		usleep(20000);
+	EXPECT_NE(0, access(path, F_OK)) TH_LOG("%s still there", path);
+	usleep(200000);
+
+	EXPECT_EQ(-ESRCH, fused_one(&self->ring, cfd, 0, tag,
+				    IORING_OP_WRITE, fd, 0, 4096, 0));
+	prep_commit(io_uring_get_sqe(&self->ring), cfd, tag, 4096, 2);
+	EXPECT_EQ(0, uzc_submit_wait(&self->ring, 1, &res, &ud, 2000));
+	EXPECT_EQ(2, ud);
+	EXPECT_EQ(-EINVAL, res);
+	usleep(100000);
+	EXPECT_FALSE(uzc_kmsg_report(kfd, line, sizeof(line)))
+		TH_LOG("kernel report: %s", line);
+	if (kfd >= 0)
+		close(kfd);
+	close(fd);
+}
+
+/*
+ * The ring of a parked fused command closes while the daemon and its
+ * queue ring live on: the secondary is cancelled with the ring, the
+ * request stays the server's (not failed, not completed), a new fused
+ * command on it works and its COMMIT completes the block WRITE.
+ */
+TEST_F_TIMEOUT(fused, fused_ring_exit_leaves_request, 60)
+{
+	int cfd = self->d.cdev_fd, fd = tmpfile_fd(), p[2], tag, kfd;
+	struct io_uring r2;
+	struct uzc_io io;
+	char line[512];
+	__u64 ud;
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, uzc_full_pipe(p));
+	uzc_fill(self->buf, 4096, 41);
+	tag = start_req(_metadata, &self->d, &io, UZC_WRITE, self->buf, 4096,
+			2 << 20);
+	ASSERT_LE(0, tag);
+	kfd = uzc_kmsg_from_now();
+	ASSERT_EQ(0, io_uring_queue_init(4, &r2, IORING_SETUP_SQE128));
+	prep_fused(io_uring_get_sqe(&r2), cfd, 0, tag, IORING_OP_WRITE, p[1],
+		   0, 4096, 0, 1);
+	ASSERT_EQ(1, io_uring_submit(&r2));
+	EXPECT_TRUE(no_more_cqe(&r2, 200, &ud));
+	io_uring_queue_exit(&r2);
+
+	/* still the server's: not failed, not completed */
+	EXPECT_FALSE(uzc_io_done(&io, 300));
+	EXPECT_EQ(4096, fused_one(&self->ring, cfd, 0, tag, IORING_OP_WRITE,
+				  fd, 0, 4096, 0));
+	ASSERT_EQ(4096, pread(fd, self->buf2, 4096, 0));
+	EXPECT_EQ(0, uzc_cmp(self->buf, self->buf2, 4096));
+	finish_req(_metadata, &self->d, &io, tag, 4096, 4096);
+	usleep(100000);
+	EXPECT_FALSE(uzc_kmsg_report(kfd, line, sizeof(line)))
+		TH_LOG("kernel report: %s", line);
+	if (kfd >= 0)
+		close(kfd);
+	close(p[0]);
+	close(p[1]);
+	close(fd);
+}
+
+/*
+ * Files with only ->read()/->write() would need a user address, which a
+ * lent buffer has none of: a fused WRITE to an eventfd (->write) and a
+ * fused READ from /proc/self/cmdline (->read) are refused (-EOPNOTSUPP),
+ * and nothing reaches the eventfd.  (A WRITE_FIXED to an eventfd once sent a
+ * server's own memory on the first splice-rsrc series.)
+ */
+TEST_F(fused, read_write_only_files_refused)
+{
+	int cfd = self->d.cdev_fd, efd, ifd, tag;
+	struct uzc_io io;
+	__u64 cnt;
+
+	efd = eventfd(0, EFD_NONBLOCK);
+	ASSERT_LE(0, efd);
+	ifd = open("/proc/self/cmdline", O_RDONLY);
+	ASSERT_LE(0, ifd);
+
+	uzc_fill(self->buf, 4096, 42);
+	tag = start_req(_metadata, &self->d, &io, UZC_WRITE, self->buf, 4096,
+			3 << 20);
+	ASSERT_LE(0, tag);
+	EXPECT_EQ(-EOPNOTSUPP, fused_one(&self->ring, cfd, 0, tag,
+					 IORING_OP_WRITE, efd, 0, 8, 0));
+	EXPECT_EQ(-1, read(efd, &cnt, sizeof(cnt)));
+	EXPECT_EQ(EAGAIN, errno);
+	finish_req(_metadata, &self->d, &io, tag, 4096, 4096);
+
+	tag = start_req(_metadata, &self->d, &io, UZC_READ, self->buf, 4096,
+			3 << 20);
+	ASSERT_LE(0, tag);
+	EXPECT_EQ(-EOPNOTSUPP, fused_one(&self->ring, cfd, 0, tag,
+					 IORING_OP_READ, ifd, 0, 4096, 0));
+	memset(self->buf2, 0, 4096);
+	ASSERT_EQ(4096, pwrite(cfd, self->buf2, 4096, uzc_pos(0, tag, 0)));
+	finish_req(_metadata, &self->d, &io, tag, 4096, 4096);
+	close(ifd);
+	close(efd);
+}
+
+/*
+ * Abort racing fused submissions: another thread closes the queue ring,
+ * whose exit work aborts the queue, while the daemon keeps submitting
+ * fused WRITEs of the request it holds, half of them issued inline, half
+ * from io-wq (IOSQE_ASYNC), so the abort's walk and ublk_fused_get_req()
+ * run on both CPUs at once.  Each fused command either gets the request
+ * (4096 bytes written) or is refused as aborted (-ESRCH), never anything
+ * else, with exactly one CQE; an inline one that comes after a refused
+ * inline one is refused too; the block WRITE fails (-EIO) exactly once,
+ * whoever puts the last reference; the COMMIT is refused; the device
+ * deletes, and the kernel logs no report.  Looped over several devices,
+ * with the closer's start moved across the submissions; "mixed" counts
+ * the batches that saw both outcomes, i.e. abort landing amid one
+ * submission.  UZC_RACE_ITERS sets the number of rounds (default 24).
+ */
+struct race_closer {
+	struct io_uring *q;
+	pthread_barrier_t go;
+	unsigned int delay_us;
+};
+
+static void *race_close_fn(void *arg)
+{
+	struct race_closer *c = arg;
+	struct timespec t0, t;
+
+	pthread_barrier_wait(&c->go);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {	/* spin: a sleep would mostly measure the timer slack */
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while ((t.tv_sec - t0.tv_sec) * 1000000 +
+		 (t.tv_nsec - t0.tv_nsec) / 1000 < c->delay_us);
+	io_uring_queue_exit(c->q);
+	return NULL;
+}
+
+#define RACE_BATCH	4
+#define RACE_MAX_CMDS	4096
+
+struct race_tally {
+	unsigned int ok, esrch, mixed, late_ok, other;
+};
+
+static void race_round(struct __test_metadata *_metadata,
+		       struct race_tally *t, unsigned int delay_us)
+{
+	static int res[RACE_MAX_CMDS];
+	static unsigned char seen[RACE_MAX_CMDS];
+	int fd = tmpfile_fd(), tag, kfd, i, n = 0, got, first_esrch = -1;
+	struct race_closer c = { .delay_us = delay_us };
+	struct io_uring ring;
+	struct uzc_dev d;
+	struct uzc_io io;
+	struct io_uring_cqe *cqe;
+	pthread_t closer;
+	void *buf;
+	char line[512];
+	__u64 ud;
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, posix_memalign(&buf, 4096, 4096));
+	uzc_fill(buf, 4096, delay_us);
+	ASSERT_EQ(0, uzc_dev_create(&d, ZC_FLAGS, DEPTH, MAX_IO, DEV_SIZE,
+				    false));
+	ASSERT_EQ(0, io_uring_queue_init(64, &ring, IORING_SETUP_SQE128));
+	tag = start_req(_metadata, &d, &io, UZC_WRITE, buf, 4096, 1 << 20);
+	ASSERT_LE(0, tag);
+	memset(seen, 0, sizeof(seen));
+
+	kfd = uzc_kmsg_from_now();
+	/* the closer owns d.q from here on */
+	c.q = &d.q;
+	d.q_ready = false;
+	ASSERT_EQ(0, pthread_barrier_init(&c.go, NULL, 2));
+	ASSERT_EQ(0, pthread_create(&closer, NULL, race_close_fn, &c));
+	pthread_barrier_wait(&c.go);
+
+	/* submit until a whole batch is refused */
+	for (;;) {
+		int nok = 0, nesrch = 0, base = n;
+
+		ASSERT_LE(n + RACE_BATCH, RACE_MAX_CMDS);
+		for (i = 0; i < RACE_BATCH; i++, n++) {
+			struct io_uring_sqe *sqe = io_uring_get_sqe(&ring);
+
+			prep_fused(sqe, d.cdev_fd, 0, tag, IORING_OP_WRITE,
+				   fd, 0, 4096, (__u64)n * 4096, n);
+			if (i & 1)
+				sqe->flags |= IOSQE_ASYNC;
+		}
+		ASSERT_EQ(RACE_BATCH, io_uring_submit(&ring));
+		for (got = 0; got < RACE_BATCH; got++) {
+			ASSERT_EQ(0, io_uring_wait_cqe(&ring, &cqe));
+			ud = cqe->user_data;
+			ASSERT_GT(n, ud);
+			ASSERT_LE(base, ud);
+			EXPECT_EQ(0, seen[ud]) TH_LOG("two CQEs for %llu",
+						      (unsigned long long)ud);
+			seen[ud]++;
+			res[ud] = cqe->res;
+			io_uring_cqe_seen(&ring, cqe);
+		}
+		for (i = base; i < n; i++) {
+			if (res[i] == 4096) {
+				nok++;
+				/* inline after an inline refusal */
+				if (!(i & 1) && first_esrch >= 0)
+					t->late_ok++;
+			} else if (res[i] == -ESRCH) {
+				nesrch++;
+				if (!(i & 1) && first_esrch < 0)
+					first_esrch = i;
+			} else {
+				t->other++;
+				TH_LOG("fused command %d: %d", i, res[i]);
+			}
+		}
+		t->ok += nok;
+		t->esrch += nesrch;
+		if (nok && nesrch)
+			t->mixed++;
+		if (nesrch == RACE_BATCH || nok + nesrch < RACE_BATCH)
+			break;
+	}
+	EXPECT_EQ(0, pthread_join(closer, NULL));
+	pthread_barrier_destroy(&c.go);
+	EXPECT_TRUE(no_more_cqe(&ring, 50, &ud));
+
+	/* aborted: the WRITE fails once every fused command let go */
+	EXPECT_TRUE(uzc_io_done(&io, UZC_DEADLINE_MS));
+	if (io.done)
+		EXPECT_EQ(-EIO, uzc_io_wait(&io));
+	/* abort took the request from the server: the COMMIT is refused */
+	prep_commit(io_uring_get_sqe(&ring), d.cdev_fd, tag, 4096, 1u << 31);
+	EXPECT_EQ(0, uzc_submit_wait(&ring, 1, &got, &ud, 2000));
+	EXPECT_EQ(1u << 31, ud);
+	EXPECT_EQ(-EINVAL, got);
+
+	io_uring_queue_exit(&ring);
+	/* the queue ring is gone: delete from a child, with a deadline */
+	if (d.iods)
+		munmap(d.iods, d.iods_len);
+	d.iods = NULL;
+	close(d.cdev_fd);
+	d.cdev_fd = -1;
+	EXPECT_TRUE(uzc_deleted_within(&d, UZC_DEADLINE_MS));
+	uzc_dev_del(&d);
+	usleep(100000);
+	EXPECT_FALSE(uzc_kmsg_report(kfd, line, sizeof(line)))
+		TH_LOG("kernel report: %s", line);
+	if (kfd >= 0)
+		close(kfd);
+	free(buf);
+	close(fd);
+}
+
+TEST_F_TIMEOUT(fused, abort_races_fused_submit, 600)
+{
+	const char *env = getenv("UZC_RACE_ITERS");
+	unsigned int iters = env ? atoi(env) : 24, r;
+	struct race_tally t = { 0 };
+
+	for (r = 0; r < iters && !_metadata->exit_code; r++)
+		race_round(_metadata, &t, (r % 12) * 250);
+	TH_LOG("%u rounds: %u fused commands got the request, %u refused "
+	       "(-ESRCH), %u batches mixed", r, t.ok, t.esrch, t.mixed);
+	EXPECT_EQ(0, t.other);
+	EXPECT_EQ(0, t.late_ok);
+	if (!t.mixed)
+		TH_LOG("no batch saw both outcomes: the window was not hit");
 }
 
 /* N fused WRITEs on one request, to N files, all in one submission */
@@ -2332,6 +2659,25 @@ static char park_write(struct uzc_srv *s, int tag, __u32 len)
 	return 'r';
 }
 
+/* read merges of the device so far (/sys/block/ublkbN/stat), or -1 */
+static long read_merges(struct uzc_srv *s)
+{
+	char path[64], line[256];
+	long ios, merges = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/block/%s/stat",
+		 strrchr(s->d.bdev_path, '/') + 1);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (!fgets(line, sizeof(line), f) ||
+	    sscanf(line, "%ld %ld", &ios, &merges) != 2)
+		merges = -1;
+	fclose(f);
+	return merges;
+}
+
 /* a device of @flags served by a child that parks on the 8 KiB WRITE */
 static int server_start(struct uzc_srv *s, __u64 flags, unsigned int mode)
 {
@@ -2391,37 +2737,54 @@ TEST_F_TIMEOUT(srv, parked_secondary_dies_with_daemon, 90)
  * of splice_lifetime's srv.dispatch_pending_at_daemon_exit.
  */
 static void dispatch_pending_at_exit(struct __test_metadata *_metadata,
-				     struct uzc_srv *s, unsigned int mode)
+				     struct uzc_srv *s, unsigned int mode,
+				     int reads)
 {
 	struct __kernel_timespec ts = { .tv_sec = UZC_DEADLINE_MS / 1000 };
+	long merges;
 	struct io_uring_cqe *cqe;
 	struct io_uring ring;
-	int fd, res = 1;
+	int fd, res, i;
 	void *rbuf;
 
-	ASSERT_EQ(0, posix_memalign(&rbuf, 4096, 4096));
+	ASSERT_EQ(0, posix_memalign(&rbuf, 4096, reads * 8192));
 	ASSERT_EQ(0, server_start(s, ZC_FLAGS, PARK_SECONDARY |
 				  PARK_EXIT_ON_USR1 | mode));
 	ASSERT_EQ(0, uzc_stop_at_exit(s->pid));
+	merges = read_merges(s);
 
-	/* through io_uring: a stuck READ must not stall this process's exit */
+	/*
+	 * Through io_uring: a stuck READ must not stall this process's exit.
+	 * Several READs of adjacent sectors, submitted at once, into buffers
+	 * apart: blk-mq merges their bios into one request.
+	 */
 	fd = open(s->d.bdev_path, O_RDONLY | O_DIRECT);
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, io_uring_queue_init(4, &ring, 0));
-	io_uring_prep_read(io_uring_get_sqe(&ring), fd, rbuf, 4096, 0);
-	ASSERT_EQ(1, io_uring_submit(&ring));
+	for (i = 0; i < reads; i++)
+		io_uring_prep_read(io_uring_get_sqe(&ring), fd,
+				   (char *)rbuf + i * 8192, 4096, i * 4096);
+	ASSERT_EQ(reads, io_uring_submit(&ring));
 	/* dispatched to the stopped daemon: its task work waits */
 	EXPECT_EQ(-ETIME, io_uring_wait_cqe_timeout(&ring, &cqe,
 				&(struct __kernel_timespec){ .tv_nsec = 200000000 }));
+	if (reads > 1) {
+		merges = read_merges(s) - merges;
+		TH_LOG("%d READs, %ld merged into another's request", reads,
+		       merges);
+	}
 
 	ASSERT_EQ(0, ptrace(PTRACE_DETACH, s->pid, 0, 0));
-	if (io_uring_wait_cqe_timeout(&ring, &cqe, &ts) == 0) {
-		res = cqe->res;
-		io_uring_cqe_seen(&ring, cqe);
+	for (i = 0; i < reads; i++) {
+		res = 1;
+		if (io_uring_wait_cqe_timeout(&ring, &cqe, &ts) == 0) {
+			res = cqe->res;
+			io_uring_cqe_seen(&ring, cqe);
+		}
+		EXPECT_EQ(-EIO, res) TH_LOG("a READ dispatched at exit: %s",
+					    res == 1 ? "no completion in 10 s" :
+					    strerror(-res));
 	}
-	EXPECT_EQ(-EIO, res) TH_LOG("the READ dispatched at exit: %s",
-				    res == 1 ? "no completion in 10 s" :
-				    strerror(-res));
 	/* the test's WRITE, held by the parked fused command */
 	EXPECT_TRUE(uzc_io_done(&s->io, UZC_DEADLINE_MS));
 	if (s->io.done)
@@ -2437,13 +2800,13 @@ static void dispatch_pending_at_exit(struct __test_metadata *_metadata,
 /* the fused WRITE of the test's request parked on a full pipe */
 TEST_F_TIMEOUT(srv, daemon_exit_with_dispatch_pending, 90)
 {
-	dispatch_pending_at_exit(_metadata, &self->s, 0);
+	dispatch_pending_at_exit(_metadata, &self->s, 0, 1);
 }
 
 /* the same with a fused SEND parked on a full TCP socket */
 TEST_F_TIMEOUT(srv, daemon_exit_with_dispatch_pending_send, 90)
 {
-	dispatch_pending_at_exit(_metadata, &self->s, PARK_ON_SOCKET);
+	dispatch_pending_at_exit(_metadata, &self->s, PARK_ON_SOCKET, 1);
 }
 
 /*
