@@ -512,14 +512,6 @@ int uzc_ring_exit_wait(struct io_uring *ring, int ms)
 	return witness < 0 ? witness : ring_teardown_wait(witness, ms);
 }
 
-int uzc_ring_fd_close_wait(int ring_fd, int ms)
-{
-	int witness = ring_teardown_witness(ring_fd);
-
-	close(ring_fd);
-	return witness < 0 ? witness : ring_teardown_wait(witness, ms);
-}
-
 int uzc_kmsg_from_now(void)
 {
 	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);

@@ -229,15 +229,13 @@ int uzc_serve_default(struct uzc_dev *d, int tag);
  */
 int uzc_full_pipe(int p[2]);
 /*
- * Drop a reference to a ring (@ring: its mappings and fd; or the fd
- * @ring_fd) and, when it was the last, wait up to @ms for the kernel to
- * tear the ring down.  Teardown, which cancels the requests parked there
+ * Drop a reference to a ring (its mappings and fd) and, when it was the
+ * last, wait up to @ms for the kernel to tear the ring down.  Teardown, which cancels the requests parked there
  * (a ublk FETCH: ublk aborts the queue), runs later from a workqueue, so a
  * test that depends on it must wait for it.  The ring must have no file
  * table.  0, -ETIME when the teardown had not finished, or -errno.
  */
 int uzc_ring_exit_wait(struct io_uring *ring, int ms);
-int uzc_ring_fd_close_wait(int ring_fd, int ms);
 int uzc_kmsg_from_now(void);
 bool uzc_kmsg_report(int fd, char *line, size_t len);
 
