@@ -700,11 +700,8 @@ TEST_F_TIMEOUT(fused, commit_after_queue_abort, 60)
 	/* abort took the request from the server: refused, not queued */
 	ASSERT_EQ(0, uzc_commit(&self->d, b, 4096));
 	EXPECT_EQ(-EINVAL, uzc_commit_answer(&self->d, b, 1000));
-	usleep(300000);
-	EXPECT_FALSE(uzc_kmsg_report(kfd, line, sizeof(line)))
+	EXPECT_FALSE(uzc_kmsg_settle(kfd, 300, line, sizeof(line)))
 		TH_LOG("kernel report: %s", line);
-	if (kfd >= 0)
-		close(kfd);
 	close(p[0]);
 	close(p[1]);
 	close(fd);
@@ -755,11 +752,8 @@ TEST_F_TIMEOUT(fused, commit_after_abort_disk_gone, 60)
 	EXPECT_EQ(0, uzc_submit_wait(&self->ring, 1, &res, &ud, 2000));
 	EXPECT_EQ(2, ud);
 	EXPECT_EQ(-EINVAL, res);
-	usleep(100000);
-	EXPECT_FALSE(uzc_kmsg_report(kfd, line, sizeof(line)))
+	EXPECT_FALSE(uzc_kmsg_settle(kfd, 100, line, sizeof(line)))
 		TH_LOG("kernel report: %s", line);
-	if (kfd >= 0)
-		close(kfd);
 	close(fd);
 }
 
@@ -798,11 +792,8 @@ TEST_F_TIMEOUT(fused, fused_ring_exit_leaves_request, 60)
 	ASSERT_EQ(4096, pread(fd, self->buf2, 4096, 0));
 	EXPECT_EQ(0, uzc_cmp(self->buf, self->buf2, 4096));
 	finish_req(_metadata, &self->d, &io, tag, 4096, 4096);
-	usleep(100000);
-	EXPECT_FALSE(uzc_kmsg_report(kfd, line, sizeof(line)))
+	EXPECT_FALSE(uzc_kmsg_settle(kfd, 100, line, sizeof(line)))
 		TH_LOG("kernel report: %s", line);
-	if (kfd >= 0)
-		close(kfd);
 	close(p[0]);
 	close(p[1]);
 	close(fd);
@@ -995,11 +986,8 @@ static void race_round(struct __test_metadata *_metadata,
 	d.cdev_fd = -1;
 	EXPECT_TRUE(uzc_deleted_within(&d, UZC_DEADLINE_MS));
 	uzc_dev_del(&d);
-	usleep(100000);
-	EXPECT_FALSE(uzc_kmsg_report(kfd, line, sizeof(line)))
+	EXPECT_FALSE(uzc_kmsg_settle(kfd, 100, line, sizeof(line)))
 		TH_LOG("kernel report: %s", line);
-	if (kfd >= 0)
-		close(kfd);
 	free(buf);
 	close(fd);
 }

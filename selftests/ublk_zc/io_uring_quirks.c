@@ -26,6 +26,16 @@ static void reap_for(struct io_uring *ring, int *res, int ms)
 	}
 }
 
+/* a ring of 8 entries and @res[0..7] = INT_MIN (no CQE yet); 0 or -errno */
+static int ring_init(struct io_uring *ring, int *res)
+{
+	int i;
+
+	for (i = 0; i < 8; i++)
+		res[i] = INT_MIN;
+	return io_uring_queue_init(8, ring, 0);
+}
+
 /* NOPs @ud0.. in one submission, @flags[i] on the i-th */
 static int submit_nops(struct io_uring *ring, int ud0, const __u8 *flags,
 		       int n)
@@ -57,13 +67,11 @@ TEST(drain_stranded_by_failed_prep)
 {
 	static const __u8 ok[] = { 0, IOSQE_IO_DRAIN };
 	static const __u8 bad[] = { 0, IOSQE_IO_DRAIN, 0x80 };
-	int res[8], i;
+	int res[8];
 	struct io_uring ring;
 
 	/* the control: NOP, drained NOP: both complete */
-	for (i = 0; i < 8; i++)
-		res[i] = INT_MIN;
-	ASSERT_EQ(0, io_uring_queue_init(8, &ring, 0));
+	ASSERT_EQ(0, ring_init(&ring, res));
 	ASSERT_EQ(2, submit_nops(&ring, 1, ok, 2));
 	reap_for(&ring, res, 500);
 	EXPECT_EQ(0, res[1]);
@@ -71,9 +79,7 @@ TEST(drain_stranded_by_failed_prep)
 	io_uring_queue_exit(&ring);
 
 	/* NOP, drained NOP, NOP with a flag beyond SQE_VALID_FLAGS */
-	for (i = 0; i < 8; i++)
-		res[i] = INT_MIN;
-	ASSERT_EQ(0, io_uring_queue_init(8, &ring, 0));
+	ASSERT_EQ(0, ring_init(&ring, res));
 	ASSERT_EQ(3, submit_nops(&ring, 1, bad, 3));
 	reap_for(&ring, res, 500);
 	EXPECT_EQ(0, res[1]);

@@ -737,11 +737,8 @@ TEST_F_TIMEOUT(al, commit_after_queue_abort, 60)
 	EXPECT_TRUE(uzc_io_done(held, WAIT_MS));
 	if (held->done)
 		EXPECT_EQ(-EIO, uzc_io_wait(held));
-	usleep(200000);
-	EXPECT_FALSE(uzc_kmsg_report(kfd, line, sizeof(line)))
+	EXPECT_FALSE(uzc_kmsg_settle(kfd, 200, line, sizeof(line)))
 		TH_LOG("kernel: %s", line);
-	if (kfd >= 0)
-		close(kfd);
 	uzc_queue_close(d);
 	EXPECT_TRUE(uzc_deleted_within(d, UZC_DEADLINE_MS));
 	free(buf1);

@@ -784,11 +784,8 @@ TEST_F_TIMEOUT(srv, user_copy_commit_after_queue_abort, 60)
 	ASSERT_EQ(0, uzc_commit(&d, b, 4096));
 	/* abort took the request from the server: refused, not queued */
 	EXPECT_EQ(-EINVAL, uzc_commit_answer(&d, b, 1000));
-	usleep(300000);
-	EXPECT_FALSE(uzc_kmsg_report(kfd, line, sizeof(line)))
+	EXPECT_FALSE(uzc_kmsg_settle(kfd, 300, line, sizeof(line)))
 		TH_LOG("kernel: %s", line);
-	if (kfd >= 0)
-		close(kfd);
 	uzc_queue_close(&d);
 	EXPECT_TRUE(uzc_deleted_within(&d, UZC_DEADLINE_MS));
 	free(buf);

@@ -560,6 +560,17 @@ bool uzc_kmsg_report(int fd, char *line, size_t len)
 	return seen;
 }
 
+bool uzc_kmsg_settle(int fd, int ms, char *line, size_t len)
+{
+	bool seen;
+
+	usleep(ms * 1000);
+	seen = uzc_kmsg_report(fd, line, len);
+	if (fd >= 0)
+		close(fd);
+	return seen;
+}
+
 int uzc_serve_default(struct uzc_dev *d, int tag)
 {
 	const struct ublksrv_io_desc *iod = uzc_iod(d, tag);

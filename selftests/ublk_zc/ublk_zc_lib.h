@@ -216,28 +216,34 @@ int uzc_commit_answer(struct uzc_dev *d, int tag, int ms);
 int uzc_serve_default(struct uzc_dev *d, int tag);
 
 /*
- * Kernel reports: a refcount WARN does not fail a system call, so a case
- * that provokes one watches /dev/kmsg from a point on.  uzc_kmsg_from_now()
- * returns a reader positioned at the end of the log (or -1: then
- * uzc_kmsg_report() sees nothing); uzc_kmsg_report() tells whether a
- * WARNING, BUG, KASAN or refcount report was logged since, and copies the
- * first to @line (@len bytes, may be 0).
- */
-/*
  * A pipe (both ends O_NONBLOCK) whose one page is full, so that a write
  * to it parks in poll; 0 or -errno.
  */
 int uzc_full_pipe(int p[2]);
 /*
  * Drop a reference to a ring (its mappings and fd) and, when it was the
- * last, wait up to @ms for the kernel to tear the ring down.  Teardown, which cancels the requests parked there
- * (a ublk FETCH: ublk aborts the queue), runs later from a workqueue, so a
- * test that depends on it must wait for it.  The ring must have no file
+ * last, wait up to @ms for the kernel to tear the ring down.  Teardown,
+ * which cancels the requests parked there (a ublk FETCH: ublk aborts the
+ * queue), runs later from a workqueue, so a test that depends on it must
+ * wait for it.  The ring must have no file
  * table.  0, -ETIME when the teardown had not finished, or -errno.
  */
 int uzc_ring_exit_wait(struct io_uring *ring, int ms);
+/*
+ * Kernel reports: a refcount WARN does not fail a system call, so a case
+ * that provokes one watches /dev/kmsg from a point on.  uzc_kmsg_from_now()
+ * returns a reader positioned at the end of the log (or -1: then
+ * uzc_kmsg_report() sees nothing); uzc_kmsg_report() tells whether a
+ * WARNING, BUG, KASAN or refcount report was logged since, and copies the
+ * first to @line (@len bytes, may be 0).
+ *
+ * uzc_kmsg_settle() ends a case's watch: it waits @ms for reports of work
+ * the case left running (task work, workqueues), then reports as
+ * uzc_kmsg_report() and closes the reader.
+ */
 int uzc_kmsg_from_now(void);
 bool uzc_kmsg_report(int fd, char *line, size_t len);
+bool uzc_kmsg_settle(int fd, int ms, char *line, size_t len);
 
 /* user-copy position of (queue 0, @tag, @off) */
 static inline __u64 uzc_pos(unsigned int q, unsigned int tag, __u64 off)
