@@ -1867,8 +1867,10 @@ TEST(auto_buf_reg_only_device)
  *
  * Made deterministic with a SCHED_FIFO reader that shares the daemon's
  * CPU (the daemon cannot run its task work until the reader sleeps) and
- * whose destination is a MAP_SHARED page of a second ublk device, so the
- * reader sleeps inside the copy until we serve that device's READ.
+ * whose destination is a private mapping of a page of a second ublk
+ * device, so the reader sleeps inside the copy until we serve that
+ * device's READ.  Private: a shared page would be dirty after the copy,
+ * and closing the device would wait for a WRITE nobody serves.
  */
 struct uc_hold {
 	struct uzc_dev *d;
@@ -1953,7 +1955,7 @@ TEST(auto_buf_reg_user_copy_holds_request)
 	/* 2: the reader copies into a page of d2 that is not read yet */
 	fd2 = open(d2.bdev_path, O_RDWR);
 	ASSERT_LE(0, fd2);
-	h.area = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd2, 0);
+	h.area = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd2, 0);
 	ASSERT_NE(MAP_FAILED, h.area);
 	madvise(h.area, 4096, MADV_RANDOM);
 	ASSERT_EQ(0, posix_memalign(&h.wbuf, 4096, 4096));
@@ -1973,6 +1975,7 @@ TEST(auto_buf_reg_user_copy_holds_request)
 	tag2 = uzc_next_req(&d2, 3000);
 	if (tag2 >= 0) {
 		parked = true;
+		TH_LOG("the pread() sleeps in the copy, holding the request");
 	} else {
 		/* the reader gave up: never a reference before the hand-over */
 		for (i = 0; i < 300 && !h.got; i++)
