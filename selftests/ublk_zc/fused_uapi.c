@@ -337,6 +337,63 @@ TEST_F(fused, errno_read_request)
 	close(fd);
 }
 
+/*
+ * From regbuf's review (a ublk command naming its own request's pages as
+ * its IORING_URING_CMD_FIXED buffer holds the request while it waits as
+ * the tag's next FETCH, which ublk's cancel skips: ring exit and STOP_DEV
+ * hang).  Here request pages never enter the buffer table: the fused
+ * primary refuses uring_cmd_flags (-EINVAL, errno_read_request), and a
+ * ublk command may name only a user buffer (or an empty slot), which pins
+ * no request.  COMMIT_AND_FETCH with IORING_URING_CMD_FIXED naming a user
+ * buffer of the queue ring: the request completes (a kernel refusing the
+ * flag is fine too), a fused command on the next request works while that
+ * command waits, and ring exit and delete wait for nothing.
+ */
+TEST_F_TIMEOUT(fused, fixed_flag_on_commit_pins_nothing, 60)
+{
+	int cfd = self->d.cdev_fd, fd = tmpfile_fd(), tag, tag2, res;
+	struct iovec ubuf = { self->buf2, 4096 };
+	struct io_uring_sqe *sqe;
+	struct uzc_io io, io2;
+	__u64 utag = 0;
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, io_uring_register_buffers_sparse(&self->d.q, 4));
+	ASSERT_EQ(1, io_uring_register_buffers_update_tag(&self->d.q, 1, &ubuf,
+							  &utag, 1));
+	uzc_fill(self->buf, 8192, 61);
+	tag = start_req(_metadata, &self->d, &io, UZC_WRITE, self->buf, 4096,
+			1 << 20);
+	ASSERT_LE(0, tag);
+	tag2 = start_req(_metadata, &self->d, &io2, UZC_WRITE,
+			 (char *)self->buf + 4096, 4096, 2 << 20);
+	ASSERT_LE(0, tag2);
+
+	sqe = io_uring_get_sqe(&self->d.q);
+	prep_commit(sqe, cfd, tag, 4096, UZC_UD_IO | tag);
+	sqe->uring_cmd_flags = IORING_URING_CMD_FIXED;
+	sqe->buf_index = 1;
+	ASSERT_EQ(1, io_uring_submit(&self->d.q));
+	self->d.nr_active++;
+	res = uzc_commit_answer(&self->d, tag, 1000);
+	if (res != -ETIMEDOUT) {
+		TH_LOG("FIXED on a user buffer refused: %s", strerror(-res));
+		ASSERT_EQ(0, uzc_commit(&self->d, tag, 4096));
+	}
+	EXPECT_TRUE(uzc_io_done(&io, TMO_MS));
+	if (io.done)
+		EXPECT_EQ(4096, uzc_io_wait(&io));
+
+	EXPECT_EQ(4096, fused_one(&self->ring, cfd, 0, tag2, IORING_OP_WRITE,
+				  fd, 0, 4096, 0));
+	finish_req(_metadata, &self->d, &io2, tag2, 4096, 4096);
+
+	uzc_queue_close(&self->d);
+	EXPECT_TRUE(uzc_deleted_within(&self->d, UZC_DEADLINE_MS));
+	self->have_dev = false;
+	close(fd);
+}
+
 /* a device without UBLK_F_SUPPORT_ZERO_COPY refuses fused commands */
 TEST(no_zero_copy_device)
 {
