@@ -3038,6 +3038,7 @@ TEST_F_TIMEOUT(srv, user_copy_put_after_abort_reissues, 90)
 	pthread_t reader;
 	struct uzc_io io;
 	int tag2, fd2, ret;
+	pid_t pid;
 	void *buf;
 
 	ASSERT_EQ(0, uzc_dev_create(&d, RECOVERY_FLAGS, 2, MAX_IO, DEV_SIZE,
@@ -3077,13 +3078,16 @@ TEST_F_TIMEOUT(srv, user_copy_put_after_abort_reissues, 90)
 	close(fd2);
 	EXPECT_EQ(0, uzc_dev_destroy(&d2));
 	uzc_queue_close(&d);
-	if (!uzc_deleted_within(&d, UZC_DEADLINE_MS))
-		TH_LOG("DEL_DEV of the REISSUE device still running");
+	/* STOP_DEV fails the requeued WRITE; reaped, DEL_DEV can end */
+	pid = uzc_delete_start(&d);
+	EXPECT_LT(0, pid);
 	if (!ret) {
 		EXPECT_TRUE(uzc_io_done(&io, UZC_DEADLINE_MS));
 		if (io.done)
 			EXPECT_EQ(-EIO, uzc_io_wait(&io));
 	}
+	if (pid > 0)
+		EXPECT_TRUE(uzc_delete_wait(&d, pid, UZC_DEADLINE_MS));
 	free(buf);
 }
 

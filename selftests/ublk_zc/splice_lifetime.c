@@ -659,6 +659,7 @@ static void put_after_abort(struct __test_metadata *_metadata, int how)
 	struct uzc_dev d;
 	__u64 utag = 0;
 	int t, u, ret;
+	pid_t pid;
 
 	ASSERT_EQ(0, uzc_dev_create(&d, flags, DEPTH, UZC_ZC_MAX_IO,
 				    UZC_ZC_DEV_SIZE, false));
@@ -718,10 +719,12 @@ static void put_after_abort(struct __test_metadata *_metadata, int how)
 	if (how != PUT_BY_RING_EXIT)
 		io_uring_queue_exit(&r2);
 	uzc_queue_close(&d);
-	/* see put_after_abort_reissues_request on regbuf: DEL_DEV of a
-	 * REISSUE device whose daemon lives may take longer */
-	if (!uzc_deleted_within(&d, UZC_DEADLINE_MS))
-		TH_LOG("DEL_DEV of the REISSUE device still running");
+	/*
+	 * STOP_DEV fails the requeued WRITEs; DEL_DEV ends once they are
+	 * reaped (their fds hold the disk)
+	 */
+	pid = uzc_delete_start(&d);
+	EXPECT_LT(0, pid);
 	EXPECT_TRUE(uzc_io_done(&io2, UZC_DEADLINE_MS));
 	if (io2.done)
 		EXPECT_EQ(-EIO, uzc_io_wait(&io2));
@@ -730,6 +733,8 @@ static void put_after_abort(struct __test_metadata *_metadata, int how)
 		if (io.done)
 			EXPECT_EQ(-EIO, uzc_io_wait(&io));
 	}
+	if (pid > 0)
+		EXPECT_TRUE(uzc_delete_wait(&d, pid, UZC_DEADLINE_MS));
 	free(iov.iov_base);
 	free(iov2.iov_base);
 	free(ubuf.iov_base);
@@ -782,6 +787,7 @@ TEST_F_TIMEOUT(abort, user_copy_put_after_abort_reissues, 90)
 	pthread_t reader;
 	struct uzc_io io;
 	int tag2, fd2, ret;
+	pid_t pid;
 	void *buf;
 
 	d2.dev_id = -1;
@@ -822,13 +828,16 @@ TEST_F_TIMEOUT(abort, user_copy_put_after_abort_reissues, 90)
 	close(fd2);
 	EXPECT_EQ(0, uzc_dev_destroy(&d2));
 	uzc_queue_close(&d);
-	if (!uzc_deleted_within(&d, UZC_DEADLINE_MS))
-		TH_LOG("DEL_DEV of the REISSUE device still running");
+	/* STOP_DEV fails the requeued WRITE; reaped, DEL_DEV can end */
+	pid = uzc_delete_start(&d);
+	EXPECT_LT(0, pid);
 	if (!ret) {
 		EXPECT_TRUE(uzc_io_done(&io, UZC_DEADLINE_MS));
 		if (io.done)
 			EXPECT_EQ(-EIO, uzc_io_wait(&io));
 	}
+	if (pid > 0)
+		EXPECT_TRUE(uzc_delete_wait(&d, pid, UZC_DEADLINE_MS));
 	free(buf);
 }
 
