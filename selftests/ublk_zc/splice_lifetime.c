@@ -51,8 +51,10 @@ enum lend_mode {
 	LEND_PARKED_SEND	= 1 << 3,
 	/* the daemon exits (exit_group) on SIGUSR1 */
 	LEND_EXIT_ON_USR1	= 1 << 4,
-	/* before its commit, a COMMIT_AND_FETCH naming the loan's slot as
-	 * its IORING_URING_CMD_FIXED buffer (the answer in s->out) */
+	/*
+	 * before its commit, a COMMIT_AND_FETCH naming the loan's slot as
+	 * its IORING_URING_CMD_FIXED buffer (the answer in s->out)
+	 */
 	LEND_FIXED_COMMIT	= 1 << 5,
 };
 
