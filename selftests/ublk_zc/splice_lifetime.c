@@ -599,6 +599,9 @@ TEST_F(parked, unregister_releases_before_quiesce)
  * UBLK_F_USER_RECOVERY_REISSUE: the daemon dies with the test's WRITE lent
  * and a leg parked on it. Whichever of abort and the loan puts the last
  * reference, the request is requeued and a new daemon serves it again.
+ * (The order is not controlled here, and in practice abort's put is the
+ * last: the case passes on a kernel that reads the verdict only in abort's
+ * release. The abort.put_after_abort_* cases make the loan's put the last.)
  */
 TEST_F_TIMEOUT(srv, reissue_with_loan_outstanding, 90)
 {
