@@ -624,6 +624,64 @@ TEST_F_TIMEOUT(al, ring_exit_before_commit, 60)
 	free(buf);
 }
 
+/*
+ * From regbuf's review: a ublk command naming the slot of its own
+ * request's loan as its IORING_URING_CMD_FIXED buffer would hold that
+ * request while it waits as the tag's next FETCH, and ublk's cancel skips
+ * such a FETCH (its tag's request is started): ring exit and STOP_DEV
+ * would wait forever.  io_uring_cmd_prep() refuses a lent buffer
+ * (-EOPNOTSUPP) before ublk sees the command, so nothing changes: the
+ * loan stays in its slot, the plain commit empties it and completes the
+ * request, and the ring's exit and the delete wait for nothing.
+ */
+TEST_F_TIMEOUT(al, fixed_flag_on_commit_refused, 60)
+{
+	struct uzc_dev *d = &self->d;
+	struct io_uring_sqe *sqe;
+	struct uzc_io io;
+	int tag, res, fd;
+	void *buf;
+
+	fd = uzc_tmpfile();
+	ASSERT_GE(fd, 0);
+	START_WRITE(d, &io, buf, 8192, 60, 0);
+	tag = uzc_want_req(d, UBLK_IO_OP_WRITE, 8192);
+	ASSERT_GE(tag, 0);
+
+	sqe = io_uring_get_sqe(&d->q);
+	prep_io_cmd(sqe, d->cdev_fd, UBLK_U_IO_COMMIT_AND_FETCH_REQ, tag, 8192,
+		    tag);
+	sqe->uring_cmd_flags = IORING_URING_CMD_FIXED;
+	sqe->buf_index = tag;
+	res = q_one(d, sqe, UD_CMD);
+	EXPECT_EQ(-EOPNOTSUPP, res) TH_LOG("the FIXED commit: %s",
+					   res == -ETIMEDOUT ? "taken, parked" :
+					   strerror(-res));
+	/* FETCH_REQ too (of a fetched tag: ublk itself would say -EINVAL) */
+	sqe = io_uring_get_sqe(&d->q);
+	prep_io_cmd(sqe, d->cdev_fd, UBLK_U_IO_FETCH_REQ, tag, 0, tag);
+	sqe->uring_cmd_flags = IORING_URING_CMD_FIXED;
+	sqe->buf_index = tag;
+	EXPECT_EQ(-EOPNOTSUPP, q_one(d, sqe, UD_CMD));
+
+	if (res != -ETIMEDOUT) {
+		/* the loan is where it was, the request the server's */
+		EXPECT_EQ(8192, q_write_fixed(d, fd, tag, 0, 8192, 0));
+		EXPECT_FALSE(uzc_io_done(&io, 200));
+		ASSERT_EQ(0, uzc_commit(d, tag, 8192));
+		EXPECT_TRUE(uzc_io_done(&io, UZC_DEADLINE_MS));
+		if (io.done)
+			EXPECT_EQ(8192, uzc_io_wait(&io));
+		/* the commit emptied the slot */
+		EXPECT_EQ(-EFAULT, q_write_fixed(d, fd, tag, 0, 4096, 0));
+	}
+	uzc_queue_close(d);
+	EXPECT_TRUE(uzc_io_done(&io, UZC_DEADLINE_MS));
+	EXPECT_TRUE(uzc_deleted_within(d, UZC_DEADLINE_MS));
+	close(fd);
+	free(buf);
+}
+
 /* --- review of v6: the cases below were added by a hostile read --- */
 
 /*

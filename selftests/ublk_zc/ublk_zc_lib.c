@@ -1043,14 +1043,14 @@ void *uzc_contiguous_run(char *area, size_t area_len, size_t len)
 	return NULL;
 }
 
-bool uzc_deleted_within(struct uzc_dev *d, int ms)
+pid_t uzc_delete_start(struct uzc_dev *d)
 {
-	int status, waited, fd;
 	pid_t pid;
+	int fd;
 
 	pid = fork();
 	if (pid < 0)
-		return false;
+		return -errno;
 	if (pid == 0) {
 		/*
 		 * Keep only the control: an inherited /dev/ublkbN (of a block
@@ -1068,6 +1068,13 @@ bool uzc_deleted_within(struct uzc_dev *d, int ms)
 				close(fd);
 		_exit(uzc_dev_del(d) ? 1 : 0);
 	}
+	return pid;
+}
+
+bool uzc_delete_wait(struct uzc_dev *d, pid_t pid, int ms)
+{
+	int status, waited;
+
 	for (waited = 0; waited <= ms; waited += 20) {
 		if (waitpid(pid, &status, WNOHANG) == pid) {
 			d->dev_id = -1;
@@ -1077,6 +1084,13 @@ bool uzc_deleted_within(struct uzc_dev *d, int ms)
 	}
 	d->dev_id = -1;		/* leave it to the stuck child */
 	return false;
+}
+
+bool uzc_deleted_within(struct uzc_dev *d, int ms)
+{
+	pid_t pid = uzc_delete_start(d);
+
+	return pid > 0 && uzc_delete_wait(d, pid, ms);
 }
 
 void *uzc_write_start(struct uzc_dev *d, struct uzc_io *io, size_t len,

@@ -165,6 +165,16 @@ int uzc_dev_del(struct uzc_dev *d);
  * closed its /dev/ublkcN.
  */
 bool uzc_deleted_within(struct uzc_dev *d, int ms);
+/*
+ * uzc_deleted_within() in two steps, for a case that has more to do while
+ * the delete runs: DEL_DEV returns only once the disk is released, i.e.
+ * when the last /dev/ublkbN opener closed it, and a uzc_io keeps its fd
+ * until uzc_io_wait(); a block I/O that only STOP_DEV ends (one a
+ * UBLK_F_USER_RECOVERY device requeued) must be reaped between the two.
+ * uzc_delete_start() returns the child's pid or -errno.
+ */
+pid_t uzc_delete_start(struct uzc_dev *d);
+bool uzc_delete_wait(struct uzc_dev *d, pid_t pid, int ms);
 void uzc_queue_close(struct uzc_dev *d);
 
 /*
