@@ -2520,6 +2520,46 @@ TEST_F(fused, iopoll_ring_refused)
 	close(fd);
 }
 
+/*
+ * Stale pages: fused has no fill accounting.  A fused READ secondary from
+ * a file shorter than the request fills only the file's bytes, and a
+ * COMMIT of the whole request is trusted as with copy or user copy: the
+ * reader gets the full length, and past the filled part whatever its
+ * pages held before (here its own O_DIRECT buffer, marked beforehand;
+ * with buffered I/O, the old contents of fresh page cache pages).  The
+ * server alone decides what a READ returns, which is why zero copy, like
+ * user copy, is refused to unprivileged devices
+ * (unprivileged_device_refuses_zero_copy).
+ */
+TEST_F(fused, short_fill_full_commit_trusted)
+{
+	const size_t len = 8192, file_len = 4096;
+	const off_t dev_off = 1 << 20;
+	int fd = tmpfile_fd(), tag;
+	char *dst = self->buf2;
+	struct uzc_io io;
+	size_t i, old = 0;
+
+	ASSERT_LE(0, fd);
+	uzc_fill(self->buf, file_len, 23);
+	ASSERT_EQ((ssize_t)file_len, pwrite(fd, self->buf, file_len, 0));
+	memset(dst, 0xa5, len);
+	tag = start_req(_metadata, &self->d, &io, UZC_READ, dst, len, dev_off);
+	ASSERT_LE(0, tag);
+	/* the secondary stops at the file's end */
+	EXPECT_EQ((int)file_len, fused_one(&self->ring, self->d.cdev_fd, 0,
+					   tag, IORING_OP_READ, fd, 0, len,
+					   0));
+	finish_req(_metadata, &self->d, &io, tag, len, len);
+	EXPECT_EQ(0, uzc_cmp(dst, self->buf, file_len));
+	for (i = file_len; i < len; i++)
+		old += (unsigned char)dst[i] == 0xa5;
+	EXPECT_EQ(len - file_len, old)
+		TH_LOG("%zu of the %zu unfilled bytes kept the marker", old,
+		       len - file_len);
+	close(fd);
+}
+
 /* FLUSH requests carry no data: fused commands on them fail with -EACCES */
 TEST(flush_refused)
 {
@@ -2616,6 +2656,45 @@ TEST(discard_write_zeroes_refused)
 	EXPECT_EQ(0, uzc_dev_destroy(&d));
 }
 
+/*
+ * Unprivileged devices (UBLK_F_UNPRIVILEGED_DEV, added by a task without
+ * CAP_SYS_ADMIN) get no zero copy: 6.12 refuses user copy for them
+ * (-EINVAL: its pwrite() would let an untrusted server fill request
+ * pages), and zero copy, which implies user copy here, is refused the
+ * same way.  The same ADD_DEV without either is accepted (the device is
+ * deleted again).
+ */
+TEST(unprivileged_device_refuses_zero_copy)
+{
+	static const struct {
+		__u64 flags;
+		int res;
+	} t[] = {
+		{ ZC_FLAGS, -EINVAL },
+		{ UBLK_F_SUPPORT_ZERO_COPY, -EINVAL },
+		{ UBLK_F_USER_COPY, -EINVAL },
+		{ 0, 0 },		/* the control */
+	};
+	const char *why = uzc_fused_unsupported();
+	unsigned int i;
+	__u64 got;
+	int del;
+
+	if (why)
+		SKIP(return, "%s", why);
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		EXPECT_EQ(t[i].res, uzc_unprivileged_add(t[i].flags, &got, &del))
+			TH_LOG("unprivileged ADD_DEV of flags %#llx",
+			       (unsigned long long)t[i].flags);
+		if (t[i].res)
+			continue;
+		EXPECT_TRUE(got & UBLK_F_UNPRIVILEGED_DEV);
+		EXPECT_FALSE(got & (UBLK_F_SUPPORT_ZERO_COPY |
+				    UBLK_F_USER_COPY));
+		EXPECT_EQ(0, del) TH_LOG("DEL_DEV: %s", strerror(-del));
+	}
+}
+
 /* --- lifetime: a server in a child, watched with deadlines ------------- */
 
 /* what the child server does with the test's WRITE */
@@ -2637,6 +2716,8 @@ enum park_mode {
 	PARK_ON_SOCKET	= 1 << 3,
 	/* the daemon exits (exit_group) on SIGUSR1 */
 	PARK_EXIT_ON_USR1 = 1 << 4,
+	/* the fused ring's fd goes to the parent in s->out */
+	PARK_REPORT_RING = 1 << 5,
 };
 
 static void exit_now(int sig)
@@ -2701,6 +2782,8 @@ static char park_write(struct uzc_srv *s, int tag, __u32 len)
 	}
 	if ((s->mode & PARK_FORK_HOLDER) && uzc_srv_fork_holder(s))
 		return '4';
+	if (s->mode & PARK_REPORT_RING)
+		s->out = ring.ring_fd;
 	if (s->mode & PARK_EXIT_ON_USR1)
 		signal(SIGUSR1, exit_now);
 	return 'r';
@@ -3077,6 +3160,33 @@ TEST_F_TIMEOUT(srv, user_copy_put_after_abort_reissues, 90)
 	if (pid > 0)
 		EXPECT_TRUE(uzc_delete_wait(&d, pid, UZC_DEADLINE_MS));
 	free(buf);
+}
+
+/*
+ * As parked_secondary_dies_with_daemon, with the fused ring taken by a
+ * process that is not the daemon's child.  SCM_RIGHTS does not carry
+ * io_uring files in 6.12 (-EINVAL, checked), so the test process takes
+ * the ring with pidfd_getfd() and holds it while the daemon is killed:
+ * the secondary is cancelled with its submitter, the block WRITE fails,
+ * the device deletes.
+ */
+TEST_F_TIMEOUT(srv, parked_secondary_dies_with_daemon_ring_taken, 90)
+{
+	struct uzc_srv *s = &self->s;
+	int rfd;
+
+	ASSERT_EQ(0, server_start(s, ZC_FLAGS,
+				  PARK_SECONDARY | PARK_REPORT_RING));
+	rfd = uzc_take_fd(s->pid, s->out);
+	ASSERT_LE(0, rfd) TH_LOG("pidfd_getfd: %s", strerror(-rfd));
+	EXPECT_EQ(-EINVAL, uzc_scm_pass(rfd));
+	EXPECT_FALSE(uzc_io_done(&s->io, 200));
+	uzc_srv_kill(s);
+	EXPECT_TRUE(uzc_io_done(&s->io, UZC_DEADLINE_MS));
+	if (s->io.done)
+		EXPECT_EQ(-EIO, uzc_io_wait(&s->io));
+	EXPECT_TRUE(uzc_deleted_within(&s->d, UZC_DEADLINE_MS));
+	close(rfd);
 }
 
 int main(int argc, char **argv)

@@ -95,4 +95,29 @@ TEST(drain_stranded_by_failed_prep)
 	io_uring_queue_exit(&ring);
 }
 
+/*
+ * Stock 6.12: once a ring has seen IOSQE_CQE_SKIP_SUCCESS, drains are
+ * disabled and a later IOSQE_IO_DRAIN fails with -EOPNOTSUPP.  The
+ * splice-rsrc letter's mirror recipe skips the CQEs of its lend and its
+ * removal, so a server that uses it cannot drain that ring afterwards.
+ */
+TEST(drain_refused_after_cqe_skip)
+{
+	static const __u8 skip[] = { IOSQE_CQE_SKIP_SUCCESS };
+	static const __u8 drain[] = { IOSQE_IO_DRAIN };
+	int res[8];
+	struct io_uring ring;
+
+	ASSERT_EQ(0, ring_init(&ring, res));
+	/* the control: a drain before any skip runs */
+	ASSERT_EQ(1, submit_nops(&ring, 1, drain, 1));
+	ASSERT_EQ(1, submit_nops(&ring, 2, skip, 1));
+	ASSERT_EQ(1, submit_nops(&ring, 3, drain, 1));
+	reap_for(&ring, res, 500);
+	EXPECT_EQ(0, res[1]);
+	EXPECT_EQ(INT_MIN, res[2]);	/* succeeded, CQE skipped */
+	EXPECT_EQ(-EOPNOTSUPP, res[3]);
+	io_uring_queue_exit(&ring);
+}
+
 TEST_HARNESS_MAIN

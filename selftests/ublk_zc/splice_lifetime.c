@@ -56,6 +56,8 @@ enum lend_mode {
 	 * its IORING_URING_CMD_FIXED buffer (the answer in s->out)
 	 */
 	LEND_FIXED_COMMIT	= 1 << 5,
+	/* the lending ring's fd goes to the parent in s->out */
+	LEND_REPORT_RING	= 1 << 6,
 };
 
 /*
@@ -139,6 +141,8 @@ static char lend_write(struct uzc_srv *s, int tag, __u32 len)
 		return '6';
 	if (s->mode & LEND_EXIT_ON_USR1)
 		signal(SIGUSR1, exit_now);
+	if (s->mode & LEND_REPORT_RING)
+		s->out = ring->ring_fd;
 	return 'r';
 }
 
@@ -1178,6 +1182,56 @@ TEST_F_TIMEOUT(srv, user_copy_commit_after_queue_abort, 60)
 	uzc_queue_close(&d);
 	EXPECT_TRUE(uzc_deleted_within(&d, UZC_DEADLINE_MS));
 	free(buf);
+}
+
+/* --- the lending ring taken by a process that is not the daemon's child - */
+
+/*
+ * SCM_RIGHTS does not carry io_uring files in 6.12 (-EINVAL, checked), so
+ * the test process takes the daemon's lending ring with pidfd_getfd() (the
+ * same open file) and holds it while the daemon is killed.  Returns the
+ * fd, which the case closes at its end.
+ */
+static int take_ring(struct __test_metadata *_metadata, struct uzc_srv *s)
+{
+	int rfd = uzc_take_fd(s->pid, s->out);
+
+	EXPECT_LE(0, rfd) TH_LOG("pidfd_getfd: %s", strerror(-rfd));
+	if (rfd >= 0)
+		EXPECT_EQ(-EINVAL, uzc_scm_pass(rfd));
+	return rfd;
+}
+
+/* as ring_outlives_daemon: the loan goes with the daemon, -EIO */
+TEST_F_TIMEOUT(srv, ring_taken_outlives_daemon, 90)
+{
+	struct uzc_srv *s = &self->s;
+	int rfd;
+
+	ASSERT_EQ(0, server_start(s, UZC_ZC_FLAGS, LEND_REPORT_RING));
+	rfd = take_ring(_metadata, s);
+	ASSERT_LE(0, rfd);
+	kill_then_expect(_metadata, s, -EIO);
+	close(rfd);
+}
+
+/*
+ * As same_ring_commit_then_sigkill, the lending ring (which holds the
+ * queue's FETCHes) taken by the test: the committed request completes
+ * with its committed length once the daemon's loan goes, the device
+ * deletes.
+ */
+TEST_F_TIMEOUT(srv, same_ring_commit_then_sigkill_ring_taken, 90)
+{
+	struct uzc_srv *s = &self->s;
+	int rfd;
+
+	ASSERT_EQ(0, server_start(s, UZC_ZC_FLAGS,
+				  LEND_COMMIT_SAME_RING | LEND_REPORT_RING));
+	rfd = take_ring(_metadata, s);
+	ASSERT_LE(0, rfd);
+	kill_then_expect(_metadata, s, 8192);
+	close(rfd);
 }
 
 int main(int argc, char **argv)

@@ -1625,6 +1625,65 @@ TEST_F_TIMEOUT(mirror, write_legs, 90)
 	free(back);
 }
 
+/*
+ * Unprivileged devices (UBLK_F_UNPRIVILEGED_DEV, added by a task without
+ * CAP_SYS_ADMIN) get no zero copy: 6.12 refuses user copy for them
+ * (-EINVAL: its pwrite() would let an untrusted server fill request
+ * pages) and zero copy needs user copy, so with it the zero-copy flags
+ * are refused too, and without it UBLK_F_SUPPORT_ZERO_COPY is dropped (as
+ * for root, no_zero_copy_device) and UBLK_F_AUTO_LEND refused.  The same
+ * ADD_DEV without them is accepted (the device is deleted again).
+ */
+TEST(unprivileged_device_refuses_zero_copy)
+{
+	static const struct {
+		__u64 flags;
+		int res;
+	} t[] = {
+		{ ZC_FLAGS, -EINVAL },
+		{ ZC_FLAGS | UBLK_F_AUTO_LEND, -EINVAL },
+		{ UBLK_F_SUPPORT_ZERO_COPY | UBLK_F_AUTO_LEND, -EINVAL },
+		{ UBLK_F_USER_COPY, -EINVAL },
+		{ UBLK_F_SUPPORT_ZERO_COPY, 0 },
+		{ 0, 0 },		/* the control */
+	};
+	unsigned int i;
+	__u64 got;
+	int del;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		EXPECT_EQ(t[i].res, uzc_unprivileged_add(t[i].flags, &got, &del))
+			TH_LOG("unprivileged ADD_DEV of flags %#llx",
+			       (unsigned long long)t[i].flags);
+		if (t[i].res)
+			continue;
+		EXPECT_TRUE(got & UBLK_F_UNPRIVILEGED_DEV);
+		EXPECT_FALSE(got & (UBLK_F_SUPPORT_ZERO_COPY |
+				    UBLK_F_USER_COPY | UBLK_F_AUTO_LEND))
+			TH_LOG("flags %#llx got %#llx",
+			       (unsigned long long)t[i].flags,
+			       (unsigned long long)got);
+		EXPECT_EQ(0, del) TH_LOG("DEL_DEV: %s", strerror(-del));
+	}
+}
+
+/*
+ * What a server detects the series by: ops 58 and 59 in the probe, and
+ * GET_FEATURES with zero copy (bit 0) and UBLK_F_AUTO_LEND (bit 49), but
+ * not the regbuf port's UBLK_F_REG_IO_BUF (bit 48, which regbuf_uapi's
+ * gate requires on that kernel).
+ */
+TEST(features_tell_kernels_apart)
+{
+	__u64 f;
+
+	ASSERT_EQ(0, uzc_get_features(&f));
+	EXPECT_TRUE(uzc_have_ops());
+	EXPECT_TRUE(f & UBLK_F_SUPPORT_ZERO_COPY);
+	EXPECT_TRUE(f & UBLK_F_AUTO_LEND);
+	EXPECT_FALSE(f & UBLK_F_REG_IO_BUF);
+}
+
 int main(int argc, char **argv)
 {
 	uzc_require(uzc_unsupported(), "splice");

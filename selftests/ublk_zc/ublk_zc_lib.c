@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/capability.h>
 #include <linux/fs.h>
 #include <linux/sock_diag.h>
 #include <linux/sockios.h>
@@ -77,20 +78,12 @@ static void prep_ctrl(struct uzc_dev *d, struct io_uring_sqe *sqe, __u32 op,
 	cmd->data[0] = data0;
 }
 
-int uzc_ctrl_cmd(struct uzc_dev *d, __u32 op, __u64 data0, void *buf,
-		 __u32 len)
+/* submit the control command prepared and return its result */
+static int ctrl_run(struct uzc_dev *d)
 {
-	struct io_uring_sqe *sqe;
 	struct io_uring_cqe *cqe;
 	int ret;
 
-	ret = ctrl_init(d);
-	if (ret)
-		return ret;
-	sqe = io_uring_get_sqe(&d->ctrl);
-	if (!sqe)
-		return -EBUSY;
-	prep_ctrl(d, sqe, op, data0, buf, len);
 	ret = io_uring_submit_and_wait(&d->ctrl, 1);
 	if (ret < 0)
 		return ret;
@@ -100,6 +93,22 @@ int uzc_ctrl_cmd(struct uzc_dev *d, __u32 op, __u64 data0, void *buf,
 	ret = cqe->res;
 	io_uring_cqe_seen(&d->ctrl, cqe);
 	return ret;
+}
+
+int uzc_ctrl_cmd(struct uzc_dev *d, __u32 op, __u64 data0, void *buf,
+		 __u32 len)
+{
+	struct io_uring_sqe *sqe;
+	int ret;
+
+	ret = ctrl_init(d);
+	if (ret)
+		return ret;
+	sqe = io_uring_get_sqe(&d->ctrl);
+	if (!sqe)
+		return -EBUSY;
+	prep_ctrl(d, sqe, op, data0, buf, len);
+	return ctrl_run(d);
 }
 
 bool uzc_have_ops(void)
@@ -1266,4 +1275,162 @@ int uzc_stop_at_exit(pid_t pid)
 	if (waitpid(pid, &status, 0) != pid)
 		return -errno;
 	return status >> 8 == (SIGTRAP | (PTRACE_EVENT_EXIT << 8)) ? 0 : -EPROTO;
+}
+
+int uzc_take_fd(pid_t pid, int fd)
+{
+	int pidfd, ret;
+
+	pidfd = syscall(SYS_pidfd_open, pid, 0);
+	if (pidfd < 0)
+		return -errno;
+	ret = syscall(SYS_pidfd_getfd, pidfd, fd, 0);
+	if (ret < 0)
+		ret = -errno;
+	close(pidfd);
+	return ret;
+}
+
+int uzc_scm_pass(int fd)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} ctl;
+	char c = 'f';
+	struct iovec iov = { .iov_base = &c, .iov_len = 1 };
+	struct msghdr mh = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = ctl.buf, .msg_controllen = sizeof(ctl.buf),
+	};
+	struct cmsghdr *cm;
+	int sv[2], ret = 0, got;
+
+	if (socketpair(AF_UNIX, SOCK_DGRAM, 0, sv))
+		return -errno;
+	memset(&ctl, 0, sizeof(ctl));
+	cm = CMSG_FIRSTHDR(&mh);
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+	if (sendmsg(sv[0], &mh, 0) != 1) {
+		ret = -errno;
+		goto out;
+	}
+	/* it went through: take it back, so that nothing stays in flight */
+	mh.msg_controllen = sizeof(ctl.buf);
+	if (recvmsg(sv[1], &mh, 0) != 1) {
+		ret = -errno;
+		goto out;
+	}
+	cm = CMSG_FIRSTHDR(&mh);
+	if (cm && cm->cmsg_type == SCM_RIGHTS) {
+		memcpy(&got, CMSG_DATA(cm), sizeof(int));
+		close(got);
+	}
+out:
+	close(sv[0]);
+	close(sv[1]);
+	return ret;
+}
+
+/* CAP_SYS_ADMIN out of every set of this task; 0 or -errno */
+static int drop_sys_admin(void)
+{
+	struct __user_cap_header_struct h = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct c[_LINUX_CAPABILITY_U32S_3];
+	unsigned int i = CAP_TO_INDEX(CAP_SYS_ADMIN);
+	__u32 m = CAP_TO_MASK(CAP_SYS_ADMIN);
+
+	if (syscall(SYS_capget, &h, c))
+		return -errno;
+	c[i].effective &= ~m;
+	c[i].permitted &= ~m;
+	c[i].inheritable &= ~m;
+	if (syscall(SYS_capset, &h, c))
+		return -errno;
+	return 0;
+}
+
+/* control command @op of unprivileged device @d, naming its char device */
+static int ctrl_cmd_path(struct uzc_dev *d, __u32 op)
+{
+	struct ublksrv_ctrl_cmd *cmd;
+	struct io_uring_sqe *sqe;
+	char path[32];
+	int len;
+
+	len = snprintf(path, sizeof(path), "/dev/ublkc%d", d->dev_id);
+	sqe = io_uring_get_sqe(&d->ctrl);
+	if (!sqe)
+		return -EBUSY;
+	prep_ctrl(d, sqe, op, 0, path, len);
+	cmd = (struct ublksrv_ctrl_cmd *)sqe->cmd;
+	cmd->dev_path_len = len;
+	return ctrl_run(d);
+}
+
+struct unpriv_answer {
+	int add, del;
+	__u64 flags;
+};
+
+static void unprivileged_child(__u64 flags, struct unpriv_answer *a)
+{
+	struct ublksrv_ctrl_dev_info info;
+	struct uzc_dev d;
+	__u64 features;
+
+	memset(&d, 0, sizeof(d));
+	d.dev_id = -1;
+	d.cdev_fd = -1;
+	/* opens the control and its ring, as root */
+	if (uzc_ctrl_cmd(&d, UBLK_U_CMD_GET_FEATURES, 0, &features,
+			 sizeof(features)) || drop_sys_admin())
+		return;
+	memset(&info, 0, sizeof(info));
+	info.nr_hw_queues = 1;
+	info.queue_depth = 4;
+	info.max_io_buf_bytes = 64 << 10;
+	info.dev_id = -1;
+	info.ublksrv_pid = getpid();
+	info.flags = flags | UBLK_F_UNPRIVILEGED_DEV;
+	a->add = uzc_ctrl_cmd(&d, UBLK_U_CMD_ADD_DEV, 0, &info, sizeof(info));
+	if (a->add)
+		return;
+	a->flags = info.flags;
+	d.dev_id = info.dev_id;
+	a->del = ctrl_cmd_path(&d, UBLK_U_CMD_DEL_DEV);
+}
+
+int uzc_unprivileged_add(__u64 flags, __u64 *got, int *del)
+{
+	struct unpriv_answer a = { .add = -ECHILD, .del = -ECHILD };
+	int p[2], status;
+	pid_t pid;
+
+	if (pipe(p))
+		return -errno;
+	pid = fork();
+	if (pid < 0) {
+		close(p[0]);
+		close(p[1]);
+		return -errno;
+	}
+	if (pid == 0) {
+		close(p[0]);
+		unprivileged_child(flags, &a);
+		_exit(write(p[1], &a, sizeof(a)) == sizeof(a) ? 0 : 1);
+	}
+	close(p[1]);
+	if (read(p[0], &a, sizeof(a)) != sizeof(a))
+		a.add = a.del = -ECHILD;
+	close(p[0]);
+	waitpid(pid, &status, 0);
+	*got = a.flags;
+	*del = a.del;
+	return a.add;
 }

@@ -391,4 +391,29 @@ bool uzc_srv_close(struct uzc_srv *s);
  */
 int uzc_stop_at_exit(pid_t pid);
 
+/*
+ * Another process's fd: pidfd_getfd() of @fd in @pid, the same open file
+ * (not a reopen).  The new fd, or -errno.
+ */
+int uzc_take_fd(pid_t pid, int fd);
+/*
+ * Send @fd over a unix socket pair with SCM_RIGHTS (and take it back on
+ * the other end): 0, or -errno of sendmsg().  6.12 refuses io_uring files
+ * there (-EINVAL, since 6.7), so rings reach another process by fork() or
+ * pidfd_getfd() only.
+ */
+int uzc_scm_pass(int fd);
+
+/*
+ * ADD_DEV of a device of @flags | UBLK_F_UNPRIVILEGED_DEV by a task
+ * without CAP_SYS_ADMIN: a child opens /dev/ublk-control and its ring as
+ * root, drops CAP_SYS_ADMIN (capset: effective, permitted and
+ * inheritable; it stays uid 0), keeps both and sends ADD_DEV.  Returns
+ * ADD_DEV's result, or -ECHILD if the child could not get that far.  On 0
+ * *@got is the flags the device got, and the child deletes the device
+ * again (DEL_DEV naming its char device, as an unprivileged device
+ * requires): *@del is that result.
+ */
+int uzc_unprivileged_add(__u64 flags, __u64 *got, int *del);
+
 #endif
