@@ -3087,25 +3087,10 @@ TEST_F_TIMEOUT(srv, reissue_fused_puts_last_ref, 90)
  * fused keeps 6.12's -EIO here; it does not).  No recovery (6.12 wants
  * the old daemon gone); deleting the device fails the WRITE.
  */
-struct abort_reader {
-	struct uzc_dev *d;
-	char *area;
-	int tag;
-	ssize_t ret;
-};
-
-static void *abort_reader_fn(void *arg)
-{
-	struct abort_reader *r = arg;
-
-	r->ret = pread(r->d->cdev_fd, r->area, 4096, uzc_pos(0, r->tag, 0));
-	return NULL;
-}
-
 TEST_F_TIMEOUT(srv, user_copy_put_after_abort_reissues, 90)
 {
 	struct uzc_dev d = { .dev_id = -1 }, d2 = { .dev_id = -1 };
-	struct abort_reader r = { .d = &d };
+	struct uzc_pread_holder r = { .d = &d };
 	pthread_t reader;
 	struct uzc_io io;
 	int tag2, fd2, ret;
@@ -3126,7 +3111,7 @@ TEST_F_TIMEOUT(srv, user_copy_put_after_abort_reissues, 90)
 	r.area = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd2, 0);
 	ASSERT_NE(MAP_FAILED, r.area);
 	madvise(r.area, 4096, MADV_RANDOM);
-	ASSERT_EQ(0, pthread_create(&reader, NULL, abort_reader_fn, &r));
+	ASSERT_EQ(0, pthread_create(&reader, NULL, uzc_pread_holder_fn, &r));
 	tag2 = uzc_next_req(&d2, TMO_MS);
 	ASSERT_LE(0, tag2);
 

@@ -2138,25 +2138,10 @@ TEST(auto_buf_reg_defer_taskrun_ring)
  * registration's release read the verdict; this put ended the request
  * with -EIO although recovery was to reissue it.
  */
-struct abort_reader {
-	struct uzc_dev *d;
-	char *area;
-	int tag;
-	ssize_t ret;
-};
-
-static void *abort_reader_fn(void *arg)
-{
-	struct abort_reader *r = arg;
-
-	r->ret = pread(r->d->cdev_fd, r->area, 4096, uzc_pos(0, r->tag, 0));
-	return NULL;
-}
-
 TEST_F_TIMEOUT(rb, put_after_abort_reissues_request, 120)
 {
 	struct uzc_dev d = { .dev_id = -1 }, d2 = { .dev_id = -1 };
-	struct abort_reader r = { .d = &d };
+	struct uzc_pread_holder r = { .d = &d };
 	pthread_t reader;
 	struct uzc_io io;
 	int tag2, fd2;
@@ -2178,7 +2163,7 @@ TEST_F_TIMEOUT(rb, put_after_abort_reissues_request, 120)
 	r.area = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd2, 0);
 	ASSERT_NE(MAP_FAILED, r.area);
 	madvise(r.area, 4096, MADV_RANDOM);
-	ASSERT_EQ(0, pthread_create(&reader, NULL, abort_reader_fn, &r));
+	ASSERT_EQ(0, pthread_create(&reader, NULL, uzc_pread_holder_fn, &r));
 	tag2 = uzc_next_req(&d2, WAIT_MS);
 	ASSERT_GE(tag2, 0);
 

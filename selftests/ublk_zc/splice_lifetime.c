@@ -772,27 +772,12 @@ TEST_F_TIMEOUT(abort, put_after_abort_by_ring_exit_reissues, 90)
  * form of 6.12's (base fails the request at that put); they do not.  The
  * queue ring's exit is waited for, so abort's put is known to come first.
  */
-struct abort_reader {
-	struct uzc_dev *d;
-	char *area;
-	int tag;
-	ssize_t ret;
-};
-
-static void *abort_reader_fn(void *arg)
-{
-	struct abort_reader *r = arg;
-
-	r->ret = pread(r->d->cdev_fd, r->area, 4096, uzc_pos(0, r->tag, 0));
-	return NULL;
-}
-
 TEST_F_TIMEOUT(abort, user_copy_put_after_abort_reissues, 90)
 {
 	const __u64 flags = UZC_ZC_FLAGS | UBLK_F_USER_RECOVERY |
 			    UBLK_F_USER_RECOVERY_REISSUE;
 	struct uzc_dev d, d2;
-	struct abort_reader r = { .d = &d };
+	struct uzc_pread_holder r = { .d = &d };
 	pthread_t reader;
 	struct uzc_io io;
 	int tag2, fd2, ret;
@@ -814,7 +799,7 @@ TEST_F_TIMEOUT(abort, user_copy_put_after_abort_reissues, 90)
 	r.area = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd2, 0);
 	ASSERT_NE(MAP_FAILED, r.area);
 	madvise(r.area, 4096, MADV_RANDOM);
-	ASSERT_EQ(0, pthread_create(&reader, NULL, abort_reader_fn, &r));
+	ASSERT_EQ(0, pthread_create(&reader, NULL, uzc_pread_holder_fn, &r));
 	tag2 = uzc_next_req(&d2, UZC_WAIT_MS);
 	ASSERT_GE(tag2, 0);
 

@@ -1434,3 +1434,11 @@ int uzc_unprivileged_add(__u64 flags, __u64 *got, int *del)
 	*del = a.del;
 	return a.add;
 }
+
+void *uzc_pread_holder_fn(void *arg)
+{
+	struct uzc_pread_holder *h = arg;
+
+	h->ret = pread(h->d->cdev_fd, h->area, 4096, uzc_pos(0, h->tag, 0));
+	return NULL;
+}

@@ -262,6 +262,22 @@ static inline __u64 uzc_pos(unsigned int q, unsigned int tag, __u64 off)
 					((__u64)tag << UBLK_TAG_OFF) | off);
 }
 
+/*
+ * A pread() of 4 KiB of (queue 0, @tag) on the char device (user copy),
+ * for a thread: with @area a private mapping of a page of another ublk
+ * device that is not read yet, the copy parks in the fault, holding the
+ * request, until the test serves that device's READ.  ->ret: what
+ * pread() returned.
+ */
+struct uzc_pread_holder {
+	struct uzc_dev *d;
+	char *area;
+	int tag;
+	ssize_t ret;
+};
+
+void *uzc_pread_holder_fn(void *arg);
+
 int uzc_io_start(struct uzc_dev *d, struct uzc_io *io, enum uzc_io_op op,
 		 const struct iovec *iov, int iovcnt, off_t off);
 /* join; returns io->ret */
