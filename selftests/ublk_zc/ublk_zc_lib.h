@@ -235,8 +235,8 @@ int uzc_full_pipe(int p[2]);
  * last, wait up to @ms for the kernel to tear the ring down.  Teardown,
  * which cancels the requests parked there (a ublk FETCH: ublk aborts the
  * queue), runs later from a workqueue, so a test that depends on it must
- * wait for it.  The ring must have no file
- * table.  0, -ETIME when the teardown had not finished, or -errno.
+ * wait for it.  The ring must have no file table.  0, -ETIME when the
+ * teardown had not finished, or -errno.
  */
 int uzc_ring_exit_wait(struct io_uring *ring, int ms);
 /*
