@@ -38,6 +38,7 @@
 #include "ublk_zc_lib.h"
 #include "uapi/fused.h"
 #include "kselftest_harness.h"
+#include "uzc_cases.h"
 
 /* socket zero-copy flags, for the refusal test (glibc may lack them) */
 #ifndef SO_ZEROCOPY
@@ -3077,74 +3078,13 @@ TEST_F_TIMEOUT(srv, reissue_fused_puts_last_ref, 90)
 }
 
 /*
- * The holder that is no fused command: a pread() of the request on the
- * char device (UBLK_F_USER_COPY, which zero copy implies), parked in a
- * fault on a private page of a second device until the test serves that
- * device's READ.  The queue ring's exit (the daemon lives) aborts the
- * queue first; the reader's put is the last and, with
- * UBLK_F_USER_RECOVERY_REISSUE, requeues the request: ublk_complete_rq()
- * reads the abort's verdict at every last put (regbuf's review claimed
- * fused keeps 6.12's -EIO here; it does not).  No recovery (6.12 wants
- * the old daemon gone); deleting the device fails the WRITE.
+ * The holder that is no fused command: a pread() on the char device
+ * (uzc_cases.h).  regbuf's review claimed fused keeps 6.12's -EIO at
+ * that put; it does not.
  */
 TEST_F_TIMEOUT(srv, user_copy_put_after_abort_reissues, 90)
 {
-	struct uzc_dev d = { .dev_id = -1 }, d2 = { .dev_id = -1 };
-	struct uzc_pread_holder r = { .d = &d };
-	pthread_t reader;
-	struct uzc_io io;
-	int tag2, fd2, ret;
-	pid_t pid;
-	void *buf;
-
-	ASSERT_EQ(0, uzc_dev_create(&d, RECOVERY_FLAGS, 2, MAX_IO, DEV_SIZE,
-				    false));
-	ASSERT_EQ(0, uzc_dev_create(&d2, UBLK_F_USER_COPY, 1, MAX_IO,
-				    DEV_SIZE, false));
-	buf = uzc_write_start(&d, &io, 4096, 62);
-	ASSERT_NE(NULL, buf);
-	r.tag = uzc_next_req(&d, TMO_MS);
-	ASSERT_LE(0, r.tag);
-	fd2 = open(d2.bdev_path, O_RDWR);
-	ASSERT_LE(0, fd2);
-	/* private: the copy faults the page in (d2's READ), dirties no cache */
-	r.area = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd2, 0);
-	ASSERT_NE(MAP_FAILED, r.area);
-	madvise(r.area, 4096, MADV_RANDOM);
-	ASSERT_EQ(0, pthread_create(&reader, NULL, uzc_pread_holder_fn, &r));
-	tag2 = uzc_next_req(&d2, TMO_MS);
-	ASSERT_LE(0, tag2);
-
-	/* abort puts its reference and is done; the reader holds the WRITE */
-	ASSERT_EQ(0, uzc_ring_exit_wait(&d.q, UZC_DEADLINE_MS));
-	d.q_ready = false;
-	EXPECT_FALSE(uzc_io_done(&io, 300));
-	/* the reader finishes and puts the last reference: requeued */
-	ASSERT_EQ(0, uzc_commit(&d2, tag2,
-				uzc_iod(&d2, tag2)->nr_sectors << 9));
-	pthread_join(reader, NULL);
-	EXPECT_EQ(4096, r.ret);
-	EXPECT_EQ(0, uzc_dev_wait_state(&d, UBLK_S_DEV_QUIESCED,
-					UZC_DEADLINE_MS));
-	ret = uzc_io_done(&io, 500);
-	EXPECT_FALSE(ret) TH_LOG("the WRITE ended at the reader's put: %zd",
-				 uzc_io_wait(&io));
-
-	munmap(r.area, 4096);
-	close(fd2);
-	EXPECT_EQ(0, uzc_dev_destroy(&d2));
-	uzc_queue_close(&d);
-	/* STOP_DEV fails the requeued WRITE; reaped, DEL_DEV can end */
-	pid = uzc_delete_start(&d);
-	EXPECT_LT(0, pid);
-	if (!ret) {
-		EXPECT_TRUE(uzc_io_done(&io, UZC_DEADLINE_MS));
-		if (io.done)
-			EXPECT_EQ(-EIO, uzc_io_wait(&io));
-	}
-	if (pid > 0)
-		EXPECT_TRUE(uzc_delete_wait(&d, pid, UZC_DEADLINE_MS));
-	free(buf);
+	uzc_user_copy_put_after_abort(_metadata, RECOVERY_FLAGS);
 }
 
 /*

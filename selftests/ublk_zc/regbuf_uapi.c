@@ -41,6 +41,7 @@
 
 #include "uzc_ring.h"
 #include "kselftest_harness.h"
+#include "uzc_cases.h"
 
 #define RB_FLAGS	UBLK_F_REG_IO_BUF
 #define DEPTH		4
@@ -2129,75 +2130,19 @@ TEST(auto_buf_reg_defer_taskrun_ring)
 /*
  * Whichever put of an aborted request is last ends it as abort decided:
  * with UBLK_F_USER_RECOVERY_REISSUE the request is requeued for the
- * recovered server, not failed.  Abort (the queue ring is closed)
- * puts its reference while another holder keeps the request: here a
- * pread() on the char device of a UBLK_F_USER_COPY | UBLK_F_REG_IO_BUF
- * device, parked in a fault on a (private) page of a second device until
- * we serve it.  The same put ends a REGISTER_IO_BUF whose registration
+ * recovered server, not failed.  Here the last holder is a pread() on
+ * the char device of a UBLK_F_USER_COPY | UBLK_F_REG_IO_BUF device
+ * (uzc_cases.h).  The same put ends a REGISTER_IO_BUF whose registration
  * fails, and the checks of __ublk_check_and_get_req().  On v4 only the
  * registration's release read the verdict; this put ended the request
  * with -EIO although recovery was to reissue it.
  */
 TEST_F_TIMEOUT(rb, put_after_abort_reissues_request, 120)
 {
-	struct uzc_dev d = { .dev_id = -1 }, d2 = { .dev_id = -1 };
-	struct uzc_pread_holder r = { .d = &d };
-	pthread_t reader;
-	struct uzc_io io;
-	int tag2, fd2;
-	void *buf;
-	pid_t pid;
-
-	ASSERT_EQ(0, uzc_dev_create(&d, UBLK_F_USER_COPY | UBLK_F_REG_IO_BUF |
-				    UBLK_F_USER_RECOVERY |
-				    UBLK_F_USER_RECOVERY_REISSUE,
-				    2, MAX_IO, DEV_SIZE, false));
-	ASSERT_EQ(0, uzc_dev_create(&d2, UBLK_F_USER_COPY, 1, MAX_IO,
-				    DEV_SIZE, false));
-	START_WRITE(&d, &io, buf, 4096, 50, 1 << 20);
-	r.tag = uzc_want_req(&d, UBLK_IO_OP_WRITE, 4096);
-	ASSERT_GE(r.tag, 0);
-	fd2 = open(d2.bdev_path, O_RDWR);
-	ASSERT_LE(0, fd2);
-	/* private: the copy faults the page in (d2's READ), dirties no cache */
-	r.area = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd2, 0);
-	ASSERT_NE(MAP_FAILED, r.area);
-	madvise(r.area, 4096, MADV_RANDOM);
-	ASSERT_EQ(0, pthread_create(&reader, NULL, uzc_pread_holder_fn, &r));
-	tag2 = uzc_next_req(&d2, WAIT_MS);
-	ASSERT_GE(tag2, 0);
-
-	/*
-	 * The daemon's queue ring and char device go: abort (in the ring's
-	 * exit work, soon) puts its reference; the reader still holds the
-	 * WRITE.  If the exit work ran late, abort's put is the last and
-	 * the case proves nothing, but never fails a correct kernel.
-	 */
-	uzc_queue_close(&d);
-	EXPECT_FALSE(uzc_io_done(&io, 1500));
-	/* the reader finishes and puts the last reference: requeued */
-	ASSERT_EQ(0, uzc_commit(&d2, tag2, uzc_iod(&d2, tag2)->nr_sectors << 9));
-	pthread_join(reader, NULL);
-	EXPECT_EQ(4096, r.ret);
-	EXPECT_FALSE(uzc_io_done(&io, 500));
-
-	/* no recovery here: 6.12 wants the old daemon gone, this one lives */
-	munmap(r.area, 4096);
-	close(fd2);
-	EXPECT_EQ(0, uzc_dev_destroy(&d2));
-	/*
-	 * Deleting the device fails the requeued WRITE; DEL_DEV returns once
-	 * the disk's last opener is gone, which includes the WRITE's own fd:
-	 * reap the WRITE while the delete runs.
-	 */
-	pid = uzc_delete_start(&d);
-	EXPECT_LT(0, pid);
-	EXPECT_TRUE(uzc_io_done(&io, UZC_DEADLINE_MS));
-	if (io.done)
-		EXPECT_EQ(-EIO, uzc_io_wait(&io));
-	if (pid > 0)
-		EXPECT_TRUE(uzc_delete_wait(&d, pid, UZC_DEADLINE_MS));
-	free(buf);
+	uzc_user_copy_put_after_abort(_metadata, UBLK_F_USER_COPY |
+				      UBLK_F_REG_IO_BUF |
+				      UBLK_F_USER_RECOVERY |
+				      UBLK_F_USER_RECOVERY_REISSUE);
 }
 
 int main(int argc, char **argv)

@@ -33,6 +33,7 @@
 
 #include "uzc_ring.h"
 #include "kselftest_harness.h"
+#include "uzc_cases.h"
 
 #define DEPTH		4
 #define SLOTS		8
@@ -765,74 +766,15 @@ TEST_F_TIMEOUT(abort, put_after_abort_by_ring_exit_reissues, 90)
 }
 
 /*
- * And the holder that is no loan: a pread() of the request on the char
- * device (UBLK_F_USER_COPY, which zero copy implies), parked in a fault
- * on a private page of a second device until the test serves that
- * device's READ.  regbuf's review claimed the lending series keep this
- * form of 6.12's (base fails the request at that put); they do not.  The
- * queue ring's exit is waited for, so abort's put is known to come first.
+ * And the holder that is no loan: a pread() on the char device
+ * (uzc_cases.h).  regbuf's review claimed the lending series keep 6.12's
+ * -EIO at that put (base fails the request there); they do not.
  */
 TEST_F_TIMEOUT(abort, user_copy_put_after_abort_reissues, 90)
 {
-	const __u64 flags = UZC_ZC_FLAGS | UBLK_F_USER_RECOVERY |
-			    UBLK_F_USER_RECOVERY_REISSUE;
-	struct uzc_dev d, d2;
-	struct uzc_pread_holder r = { .d = &d };
-	pthread_t reader;
-	struct uzc_io io;
-	int tag2, fd2, ret;
-	pid_t pid;
-	void *buf;
-
-	d2.dev_id = -1;
-	ASSERT_EQ(0, uzc_dev_create(&d, flags, 2, UZC_ZC_MAX_IO,
-				    UZC_ZC_DEV_SIZE, false));
-	ASSERT_EQ(0, uzc_dev_create(&d2, UBLK_F_USER_COPY, 1, UZC_ZC_MAX_IO,
-				    UZC_ZC_DEV_SIZE, false));
-	buf = uzc_write_start(&d, &io, 4096, 56);
-	ASSERT_NE(NULL, buf);
-	r.tag = uzc_want_req(&d, UBLK_IO_OP_WRITE, 4096);
-	ASSERT_GE(r.tag, 0);
-	fd2 = open(d2.bdev_path, O_RDWR);
-	ASSERT_LE(0, fd2);
-	/* private: the copy faults the page in (d2's READ), dirties no cache */
-	r.area = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd2, 0);
-	ASSERT_NE(MAP_FAILED, r.area);
-	madvise(r.area, 4096, MADV_RANDOM);
-	ASSERT_EQ(0, pthread_create(&reader, NULL, uzc_pread_holder_fn, &r));
-	tag2 = uzc_next_req(&d2, UZC_WAIT_MS);
-	ASSERT_GE(tag2, 0);
-
-	/* abort puts its reference and is done; the reader holds the WRITE */
-	ASSERT_EQ(0, uzc_ring_exit_wait(&d.q, UZC_DEADLINE_MS));
-	d.q_ready = false;
-	EXPECT_FALSE(uzc_io_done(&io, 300));
-	/* the reader finishes and puts the last reference: requeued */
-	ASSERT_EQ(0, uzc_commit(&d2, tag2,
-				uzc_iod(&d2, tag2)->nr_sectors << 9));
-	pthread_join(reader, NULL);
-	EXPECT_EQ(4096, r.ret);
-	EXPECT_EQ(0, uzc_dev_wait_state(&d, UBLK_S_DEV_QUIESCED,
-					UZC_DEADLINE_MS));
-	ret = uzc_io_done(&io, 500);
-	EXPECT_FALSE(ret) TH_LOG("the WRITE ended at the reader's put: %zd",
-				 uzc_io_wait(&io));
-
-	munmap(r.area, 4096);
-	close(fd2);
-	EXPECT_EQ(0, uzc_dev_destroy(&d2));
-	uzc_queue_close(&d);
-	/* STOP_DEV fails the requeued WRITE; reaped, DEL_DEV can end */
-	pid = uzc_delete_start(&d);
-	EXPECT_LT(0, pid);
-	if (!ret) {
-		EXPECT_TRUE(uzc_io_done(&io, UZC_DEADLINE_MS));
-		if (io.done)
-			EXPECT_EQ(-EIO, uzc_io_wait(&io));
-	}
-	if (pid > 0)
-		EXPECT_TRUE(uzc_delete_wait(&d, pid, UZC_DEADLINE_MS));
-	free(buf);
+	uzc_user_copy_put_after_abort(_metadata, UZC_ZC_FLAGS |
+				      UBLK_F_USER_RECOVERY |
+				      UBLK_F_USER_RECOVERY_REISSUE);
 }
 
 /* --- lending again -------------------------------------------------------- */
