@@ -226,7 +226,9 @@ wait_inflight() {
 d_state_tasks() {
 	local f s t
 	for f in /proc/[0-9]*/task/[0-9]*/stat; do
-		read -r s < "$f" 2>/dev/null || continue
+		# a task that exited since the glob: the redirection's error
+		# comes before a 2>/dev/null of read's own
+		{ read -r s < "$f"; } 2>/dev/null || continue
 		s=${s##*) }
 		[ "${s%% *}" = D ] || continue
 		t=${f%/stat}
