@@ -45,7 +45,8 @@ variant_paths() {
 	splice-rsrc) echo copy user_copy splice autolend ;;
 	fused) echo copy user_copy fused ;;
 	regbuf) echo copy user_copy regbuf autobuf ;;
-	*) fail "UBLK_ZC_VARIANT=$VARIANT: unknown variant (base, splice-rsrc, fused, regbuf)" ;;
+	bpf) echo copy user_copy ;;
+	*) fail "UBLK_ZC_VARIANT=$VARIANT: unknown variant (base, splice-rsrc, fused, regbuf, bpf)" ;;
 	esac
 }
 

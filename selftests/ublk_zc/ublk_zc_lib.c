@@ -159,6 +159,7 @@ bool uzc_must_have(const char *path)
 		{ "splice-rsrc", " copy user_copy splice autolend " },
 		{ "fused", " copy user_copy fused " },
 		{ "regbuf", " copy user_copy regbuf autobuf " },
+		{ "bpf", " copy user_copy bpf " },
 	};
 	const char *v = uzc_variant();
 	char word[32];
