@@ -62,7 +62,7 @@ t_ok "valid_flavor follows FLAVORS_ALL (a flavor added there is valid)" \
 t_ok "valid_flavor rejects a flavor not in FLAVORS_ALL, naming the known ones" \
 	rejects "valid_flavor fast" "unknown flavor 'fast' (known: perf debug)"
 t_ok "valid_variant rejects a variant it does not know, naming the known ones" \
-	rejects "valid_variant nope" "unknown variant 'nope' (known: base splice-rsrc fused regbuf)"
+	rejects "valid_variant nope" "unknown variant 'nope' (known: base splice-rsrc fused regbuf bpf)"
 
 kernels all
 t_is "make kernels: every variant with patches in every flavor" \

@@ -245,6 +245,7 @@ const char *uzc_regbuf_unsupported(void)
 
 unsigned int uzc_logical_bs_shift = 9;
 unsigned int uzc_discard_sectors;
+unsigned int uzc_extra_attrs;
 
 int uzc_dev_add(struct uzc_dev *d, __u64 flags, unsigned int depth,
 		unsigned int max_io, unsigned long long dev_size,
@@ -282,6 +283,7 @@ int uzc_dev_add(struct uzc_dev *d, __u64 flags, unsigned int depth,
 	p.len = sizeof(p);
 	p.types = UBLK_PARAM_TYPE_BASIC;
 	p.basic.attrs = volatile_cache ? UBLK_ATTR_VOLATILE_CACHE : 0;
+	p.basic.attrs |= uzc_extra_attrs;
 	p.basic.logical_bs_shift = uzc_logical_bs_shift;
 	p.basic.physical_bs_shift = 12;
 	p.basic.io_opt_shift = 12;
@@ -1073,6 +1075,16 @@ pid_t uzc_delete_start(struct uzc_dev *d)
 			dup2(fd, STDOUT_FILENO);
 			dup2(fd, STDERR_FILENO);
 		}
+		/*
+		 * Nor the queue's mappings: the descriptors' mmap holds the
+		 * char device, the ring's the ring, so DEL_DEV, waiting for
+		 * the device's release, would wait for this child too, while
+		 * the parent still serves.
+		 */
+		if (d->iods)
+			munmap(d->iods, d->iods_len);
+		if (d->q_ready)
+			io_uring_queue_exit(&d->q);
 		for (fd = 3; fd < 1024; fd++)
 			if (fd != d->ctrl_fd && fd != d->ctrl.ring_fd)
 				close(fd);

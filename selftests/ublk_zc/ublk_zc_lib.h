@@ -147,6 +147,8 @@ extern unsigned int uzc_logical_bs_shift;
  * makes (default 0: neither is advertised)
  */
 extern unsigned int uzc_discard_sectors;
+/* more UBLK_ATTR_* for the next devices (bpf_uapi: UBLK_ATTR_FUA) */
+extern unsigned int uzc_extra_attrs;
 int uzc_dev_add(struct uzc_dev *d, __u64 flags, unsigned int depth,
 		unsigned int max_io, unsigned long long dev_size,
 		bool volatile_cache);
