@@ -45,7 +45,7 @@ variant_paths() {
 	splice-rsrc) echo copy user_copy splice autolend ;;
 	fused) echo copy user_copy fused ;;
 	regbuf) echo copy user_copy regbuf autobuf ;;
-	bpf) echo copy user_copy ;;
+	bpf) echo copy user_copy bpf ;;
 	*) fail "UBLK_ZC_VARIANT=$VARIANT: unknown variant (base, splice-rsrc, fused, regbuf, bpf)" ;;
 	esac
 }
