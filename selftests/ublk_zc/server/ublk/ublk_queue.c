@@ -257,8 +257,9 @@ static int ublk_queue_ring_init(struct ublk_queue *q,
 			 IORING_SETUP_SUBMIT_ALL | IORING_SETUP_COOP_TASKRUN,
 	};
 
+	/* CLAMP: a deep queue may ask for more than io_uring's CQ maximum */
 	if (path->unasked_cqes) {
-		p.flags |= IORING_SETUP_CQSIZE;
+		p.flags |= IORING_SETUP_CQSIZE | IORING_SETUP_CLAMP;
 		p.cq_entries = 2 * sq_entries + q->depth * path->unasked_cqes;
 	}
 	return io_uring_queue_init_params(sq_entries, &q->ring, &p);
