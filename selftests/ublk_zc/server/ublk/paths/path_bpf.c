@@ -82,7 +82,7 @@ static int bpf_probe(uint64_t features, char *why, size_t whylen)
 	return -EOPNOTSUPP;
 }
 
-static struct bpf_queue *bpf_queue(const struct ublk_queue *q)
+static struct bpf_queue *bpf_queue_of(const struct ublk_queue *q)
 {
 	return q->path_priv;
 }
@@ -204,7 +204,7 @@ static int bpf_queue_init(struct ublk_queue *q)
 		if (ret < 0)
 			return ret;
 	} else {
-		bq->dev = bpf_queue(&q->dev->queues[0])->dev;
+		bq->dev = bpf_queue_of(&q->dev->queues[0])->dev;
 	}
 	bq->dev->layout.ring_fd[q->q_id] = q->ring.ring_fd;
 	return bpf_update_map(bq->dev);
@@ -226,7 +226,7 @@ static void bpf_dev_teardown(struct ublk_queue *q, struct bpf_dev *bd)
 
 static void bpf_queue_exit(struct ublk_queue *q)
 {
-	struct bpf_queue *bq = bpf_queue(q);
+	struct bpf_queue *bq = bpf_queue_of(q);
 
 	if (!bq)
 		return;
@@ -239,7 +239,7 @@ static void bpf_queue_exit(struct ublk_queue *q)
 /* Every SQE of the redirected request on tag is back: commit it. */
 static void bpf_commit(struct ublk_queue *q, unsigned int tag)
 {
-	struct bpf_tag *t = &bpf_queue(q)->tags[tag];
+	struct bpf_tag *t = &bpf_queue_of(q)->tags[tag];
 	int res = t->res < 0 ? t->res :
 		  (int)(ublk_iod(q, tag)->nr_sectors << 9);
 
@@ -250,7 +250,7 @@ static void bpf_commit(struct ublk_queue *q, unsigned int tag)
 static void bpf_start(struct ublk_queue *q, unsigned int tag)
 {
 	const struct ublksrv_io_desc *iod = ublk_iod(q, tag);
-	struct bpf_tag *t = &bpf_queue(q)->tags[tag];
+	struct bpf_tag *t = &bpf_queue_of(q)->tags[tag];
 
 	if (!(iod->op_flags & UBLK_IO_F_BPF)) {
 		path_user_copy.start(q, tag);
@@ -266,7 +266,7 @@ static void bpf_start(struct ublk_queue *q, unsigned int tag)
 static void bpf_cqe(struct ublk_queue *q, unsigned int tag, unsigned int kind,
 		    unsigned int index, int res)
 {
-	struct bpf_tag *t = &bpf_queue(q)->tags[tag];
+	struct bpf_tag *t = &bpf_queue_of(q)->tags[tag];
 
 	if (kind != UBLK_REDIRECT_UD_KIND) {
 		path_user_copy.cqe(q, tag, kind, index, res);
