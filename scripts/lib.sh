@@ -66,8 +66,7 @@ variant_paths() {
 	splice-rsrc) echo copy user_copy splice autolend ;;
 	fused) echo copy user_copy fused ;;
 	regbuf) echo copy user_copy regbuf autobuf ;;
-	# its own path (abtool's "bpf") is not written yet
-	bpf) echo copy user_copy ;;
+	bpf) echo copy user_copy bpf ;;
 	*) die "no data paths known for variant '$1'" ;;
 	esac
 }

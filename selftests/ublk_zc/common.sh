@@ -21,8 +21,9 @@ UBLK_DEV=
 # running the kselftest by hand), whatever the kernel lacks skips.  Set,
 # what that variant must have fails when absent: root, ublk, the server, the
 # tools, and the data paths (copy and user_copy everywhere, splice and
-# autolend on splice-rsrc, fused on fused, regbuf and autobuf on regbuf);
-# so does a data path it must not have (a kernel of another variant).
+# autolend on splice-rsrc, fused on fused, regbuf and autobuf on regbuf,
+# bpf on bpf); so does a data path it must not have (a kernel of another
+# variant).
 VARIANT=${UBLK_ZC_VARIANT:-}
 
 fail() { echo "FAIL: $*" >&2; exit $KSFT_FAIL; }
@@ -45,7 +46,7 @@ variant_paths() {
 	splice-rsrc) echo copy user_copy splice autolend ;;
 	fused) echo copy user_copy fused ;;
 	regbuf) echo copy user_copy regbuf autobuf ;;
-	bpf) echo copy user_copy ;;
+	bpf) echo copy user_copy bpf ;;
 	*) fail "UBLK_ZC_VARIANT=$VARIANT: unknown variant (base, splice-rsrc, fused, regbuf, bpf)" ;;
 	esac
 }

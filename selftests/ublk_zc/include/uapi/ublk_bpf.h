@@ -15,7 +15,11 @@
 #ifndef UBLK_ZC_UAPI_UBLK_BPF_H
 #define UBLK_ZC_UAPI_UBLK_BPF_H
 
-#include <sys/ioctl.h>
+/*
+ * <linux/ioctl.h>, not <sys/ioctl.h>: the bpf path's program includes
+ * this file too, and glibc's headers do not build for clang -target bpf
+ */
+#include <linux/ioctl.h>
 #include <linux/types.h>
 #include <linux/ublk_cmd.h>
 

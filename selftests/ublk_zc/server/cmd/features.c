@@ -10,6 +10,7 @@
 #include "features.h"
 #include "ublk.h"
 #include "uapi/regbuf.h"
+#include "uapi/ublk_bpf.h"
 
 static const struct { uint64_t bit; const char *name; } ublk_flag_names[] = {
 	{ UBLK_F_SUPPORT_ZERO_COPY, "SUPPORT_ZERO_COPY" },
@@ -23,6 +24,7 @@ static const struct { uint64_t bit; const char *name; } ublk_flag_names[] = {
 	{ UBLK_F_ZONED, "ZONED" },
 	{ UBLK_F_AUTO_BUF_REG, "AUTO_BUF_REG" },
 	{ UBLK_F_REG_IO_BUF, "REG_IO_BUF" },
+	{ UBLK_F_BPF, "BPF" },
 };
 
 /* io_uring opcodes the data paths use, by name */

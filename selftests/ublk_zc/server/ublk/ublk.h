@@ -74,6 +74,11 @@ struct ublk_path_ops {
 	bool kernel_copies;	/* the driver copies every request's bytes */
 	bool daemon_buffers;	/* the target's I/O goes through a per-tag buffer */
 	bool sqe128;		/* its SQEs have a second half (fused commands) */
+	/*
+	 * CQEs a request may post on its queue ring for SQEs the server did
+	 * not queue (bpf: its program's), besides the ring's usual room
+	 */
+	unsigned int unasked_cqes;
 	/* 0 if this kernel can run the path, else -errno and a reason. */
 	int (*probe)(uint64_t features, char *why, size_t whylen);
 	int (*queue_init)(struct ublk_queue *q);
@@ -204,6 +209,8 @@ int ublk_ctrl_del(struct ublk_dev *d);
 int ublk_ctrl_del_async(struct ublk_dev *d);
 int ublk_ctrl_get_info(struct ublk_dev *d);
 int ublk_features(uint64_t *features);
+/* a command of a data path's own: op on the device, data[0], no buffer */
+int ublk_ctrl_dev_cmd(struct ublk_dev *d, unsigned int op, uint64_t data0);
 
 /* uring_probe.c: whether io_uring on this kernel supports opcode op */
 bool uring_op_supported(int op);

@@ -115,6 +115,11 @@ int ublk_ctrl_get_info(struct ublk_dev *d)
 			     sizeof(d->info));
 }
 
+int ublk_ctrl_dev_cmd(struct ublk_dev *d, unsigned int op, uint64_t data0)
+{
+	return ublk_ctrl_cmd(d, op, data0, NULL, 0);
+}
+
 /* Features of the running kernel's ublk driver, without a device. */
 int ublk_features(uint64_t *features)
 {

@@ -238,6 +238,33 @@ static int ublk_queue_register_files(struct ublk_queue *q)
 	return io_uring_register_files(&q->ring, files, 1 + t->nr_fds);
 }
 
+/*
+ * Room for every tag's command plus its legs and copies.  SUBMIT_ALL: a
+ * request's SQEs (install, legs, remove) go in together even when one
+ * fails at prep, so the rest fail with their own CQE instead of lingering
+ * in the SQ ring behind it. 128-byte SQEs only for the path that needs
+ * them: ublk's io commands fit in 64 bytes.  A path whose requests post
+ * CQEs for SQEs the server never queued gets a CQ with room for them on
+ * top of the usual two per SQ entry: an overflowing CQ would stall the
+ * queue on the kernel's overflow list.
+ */
+static int ublk_queue_ring_init(struct ublk_queue *q,
+				const struct ublk_path_ops *path)
+{
+	unsigned int sq_entries = q->depth * 4;
+	struct io_uring_params p = {
+		.flags = (path->sqe128 ? IORING_SETUP_SQE128 : 0) |
+			 IORING_SETUP_SUBMIT_ALL | IORING_SETUP_COOP_TASKRUN,
+	};
+
+	/* CLAMP: a deep queue may ask for more than io_uring's CQ maximum */
+	if (path->unasked_cqes) {
+		p.flags |= IORING_SETUP_CQSIZE | IORING_SETUP_CLAMP;
+		p.cq_entries = 2 * sq_entries + q->depth * path->unasked_cqes;
+	}
+	return io_uring_queue_init_params(sq_entries, &q->ring, &p);
+}
+
 int ublk_queue_setup(struct ublk_dev *d, unsigned int q_id)
 {
 	struct ublk_queue *q = &d->queues[q_id];
@@ -263,17 +290,7 @@ int ublk_queue_setup(struct ublk_dev *d, unsigned int q_id)
 	q->ios = calloc(q->depth, sizeof(*q->ios));
 	if (!q->ios)
 		return -ENOMEM;
-	/*
-	 * Room for every tag's command plus its legs and copies.  SUBMIT_ALL:
-	 * a request's SQEs (install, legs, remove) go in together even when
-	 * one fails at prep, so the rest fail with their own CQE instead of
-	 * lingering in the SQ ring behind it. 128-byte SQEs only for the path
-	 * that needs them: ublk's io commands fit in 64 bytes.
-	 */
-	ret = io_uring_queue_init(q->depth * 4, &q->ring,
-				  (d->path->sqe128 ? IORING_SETUP_SQE128 : 0) |
-				  IORING_SETUP_SUBMIT_ALL |
-				  IORING_SETUP_COOP_TASKRUN);
+	ret = ublk_queue_ring_init(q, d->path);
 	if (ret < 0)
 		return ret;
 	ret = ublk_queue_register_files(q);

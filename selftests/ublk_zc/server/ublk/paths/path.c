@@ -5,7 +5,7 @@
 #include "ublk.h"
 
 extern const struct ublk_path_ops path_copy, path_user_copy, path_splice,
-	path_fused, path_regbuf, path_autobuf, path_autolend;
+	path_fused, path_regbuf, path_autobuf, path_autolend, path_bpf;
 
 const struct ublk_path_ops *const ublk_paths[] = {
 	&path_copy,
@@ -15,6 +15,7 @@ const struct ublk_path_ops *const ublk_paths[] = {
 	&path_regbuf,
 	&path_autobuf,
 	&path_autolend,
+	&path_bpf,
 };
 const unsigned int ublk_nr_paths = sizeof(ublk_paths) / sizeof(ublk_paths[0]);
 /* abtool run holds every path plus its in-kernel row */
