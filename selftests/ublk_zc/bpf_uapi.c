@@ -505,6 +505,21 @@ TEST(add_refuses_recovery_and_get_data)
 	}
 }
 
+/*
+ * UBLK_F_BPF on an unprivileged device: -EPERM; the same ADD_DEV without
+ * it is accepted (and the device deleted again).
+ */
+TEST(add_refuses_unprivileged)
+{
+	__u64 got;
+	int del;
+
+	EXPECT_EQ(-EPERM, uzc_unprivileged_add(UBLK_F_BPF, &got, &del));
+	ASSERT_EQ(0, uzc_unprivileged_add(0, &got, &del));
+	EXPECT_TRUE(got & UBLK_F_UNPRIVILEGED_DEV);
+	EXPECT_EQ(0, del);
+}
+
 /* the context is read only, each field read whole, nothing beyond it */
 TEST(verifier_rejects_bad_context_access)
 {
