@@ -679,48 +679,46 @@ TEST_F(bpf, register_needs_cap_sys_admin)
 	close(prog);
 }
 
-/* PASS: the server gets the request unmarked and serves it as before */
-TEST_F(bpf, pass_serves_as_before)
+/*
+ * A block I/O of @len bytes that must reach the server unmarked (passed):
+ * served as without a program, it completes whole.
+ */
+static void expect_passed(struct __test_metadata *_metadata,
+			  FIXTURE_DATA(bpf) *self, enum uzc_io_op op,
+			  size_t len, const char *what)
 {
 	struct uzc_io io;
 	void *buf;
 	int tag;
 
-	ASSERT_EQ(0, reg_prog(self, load_verdict(UBLK_BPF_IO_PASS)));
-	buf = io_start(self, &io, UZC_WRITE, 8192, 1);
+	buf = io_start(self, &io, op, len, 0);
 	ASSERT_NE(NULL, buf);
 	tag = next_req(self, WAIT_MS);
-	ASSERT_LE(0, tag);
-	EXPECT_FALSE(uzc_iod(&self->d, tag)->op_flags & UBLK_IO_F_BPF);
-	ASSERT_EQ(0, uzc_commit(&self->d, tag, 8192));
-	EXPECT_EQ(8192, uzc_io_wait(&io));
+	ASSERT_LE(0, tag) TH_LOG("%s", what);
+	EXPECT_FALSE(uzc_iod(&self->d, tag)->op_flags & UBLK_IO_F_BPF)
+		TH_LOG("%s", what);
+	ASSERT_EQ(0, uzc_serve_default(&self->d, tag));
+	EXPECT_EQ((ssize_t)len, uzc_io_wait(&io)) TH_LOG("%s", what);
 	free(buf);
 }
 
 /* every verdict but REDIRECT hands the request over as before (the RFC) */
 TEST_F(bpf, other_verdicts_pass)
 {
-	static const int verdicts[] = { UBLK_BPF_IO_ABORTED, UBLK_BPF_IO_DROP };
-	struct uzc_io io;
+	static const int verdicts[] = { UBLK_BPF_IO_PASS, UBLK_BPF_IO_ABORTED,
+					UBLK_BPF_IO_DROP };
 	unsigned int i;
-	int tag, fd;
-	void *buf;
+	int fd;
 
-	for (i = 0; i < 2; i++) {
+	for (i = 0; i < 3; i++) {
 		if (self->registered)
 			ASSERT_EQ(0, unreg_prog(self));
 		fd = load_verdict(verdicts[i]);
 		ASSERT_LE(0, fd) TH_LOG("verdict %d: %s", verdicts[i],
 					verifier_log);
 		ASSERT_EQ(0, reg_prog(self, fd));
-		buf = io_start(self, &io, UZC_WRITE, 4096, 0);
-		ASSERT_NE(NULL, buf);
-		tag = next_req(self, WAIT_MS);
-		ASSERT_LE(0, tag);
-		EXPECT_FALSE(uzc_iod(&self->d, tag)->op_flags & UBLK_IO_F_BPF);
-		ASSERT_EQ(0, uzc_commit(&self->d, tag, 4096));
-		EXPECT_EQ(4096, uzc_io_wait(&io));
-		free(buf);
+		expect_passed(_metadata, self, UZC_WRITE, 8192, "a verdict");
+		expect_passed(_metadata, self, UZC_READ, 4096, "a verdict");
 	}
 }
 
@@ -921,10 +919,7 @@ TEST_F(bpf, helper_errors)
 {
 	long long rets[UBLK_BPF_MAX_SQES + 1];
 	struct prog_opts o;
-	struct uzc_io io;
 	unsigned int e;
-	void *buf;
-	int tag;
 
 	for (e = 0; e < NR_HELPER_ERR; e++) {
 		if (self->registered)
@@ -933,18 +928,11 @@ TEST_F(bpf, helper_errors)
 		helper_err_opts(&o, e, self->file);
 		ASSERT_EQ(0, reg_prog(self, load_redirect(&o)))
 			TH_LOG("%s: %s", helper_errs[e].what, verifier_log);
-		buf = io_start(self, &io, helper_errs[e].op, 4096, 0);
-		ASSERT_NE(NULL, buf);
-		tag = next_req(self, WAIT_MS);
-		ASSERT_LE(0, tag);
+		expect_passed(_metadata, self, helper_errs[e].op, 4096,
+			      helper_errs[e].what);
 		rets_read(self->map, rets);
 		EXPECT_EQ(helper_errs[e].err, rets[0])
 			TH_LOG("%s", helper_errs[e].what);
-		EXPECT_FALSE(uzc_iod(&self->d, tag)->op_flags & UBLK_IO_F_BPF)
-			TH_LOG("%s", helper_errs[e].what);
-		ASSERT_EQ(0, uzc_serve_default(&self->d, tag));
-		EXPECT_EQ(4096, uzc_io_wait(&io));
-		free(buf);
 	}
 }
 
