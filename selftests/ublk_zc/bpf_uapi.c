@@ -353,6 +353,20 @@ static int unreg_prog(FIXTURE_DATA(bpf) *self)
 	return ret;
 }
 
+/* If @ud is a program SQE's, count its CQE (@res) for its tag: true */
+static bool count_prog_cqe(FIXTURE_DATA(bpf) *self, __u64 ud, int res)
+{
+	unsigned int tag = (ud >> 16) & 0xffff;
+
+	if (!(ud & UD_PROG))
+		return false;
+	if (tag < DEPTH) {
+		self->res[tag][ud & 0xf] = res;
+		self->nr_cqes[tag]++;
+	}
+	return true;
+}
+
 /*
  * The next request handed to the server (its tag), counting the program's
  * CQEs that come meanwhile; -ETIMEDOUT or -errno.
@@ -372,15 +386,8 @@ static int next_req(FIXTURE_DATA(bpf) *self, int ms)
 		ud = cqe->user_data;
 		res = cqe->res;
 		io_uring_cqe_seen(&d->q, cqe);
-		if (ud & UD_PROG) {
-			unsigned int tag = (ud >> 16) & 0xffff, i = ud & 0xf;
-
-			if (tag < DEPTH) {
-				self->res[tag][i] = res;
-				self->nr_cqes[tag]++;
-			}
+		if (count_prog_cqe(self, ud, res))
 			continue;
-		}
 		d->nr_active--;
 		if (res == UBLK_IO_RES_OK)
 			return ud & 0xffff;
@@ -395,15 +402,12 @@ static bool wait_prog_cqes(FIXTURE_DATA(bpf) *self, int tag, unsigned int nr,
 
 	while (self->nr_cqes[tag] < nr) {
 		struct __kernel_timespec ts = { .tv_sec = ms / 1000 };
-		__u64 ud;
 
 		if (io_uring_wait_cqe_timeout(&self->d.q, &cqe, &ts))
 			return false;
-		ud = cqe->user_data;
-		if (!(ud & UD_PROG))
-			return false;	/* no request is expected meanwhile */
-		self->res[(ud >> 16) & 3][ud & 0xf] = cqe->res;
-		self->nr_cqes[(ud >> 16) & 3]++;
+		/* no request is expected meanwhile */
+		if (!count_prog_cqe(self, cqe->user_data, cqe->res))
+			return false;
 		io_uring_cqe_seen(&self->d.q, cqe);
 	}
 	return true;
@@ -1202,9 +1206,7 @@ TEST_F(bpf, drain_pending_does_not_hold_program_sqe)
 		ud = cqe->user_data;
 		if (ud == 0x1234)
 			nop = true;
-		else if (ud & UD_PROG)
-			self->nr_cqes[0]++, self->res[0][0] = cqe->res;
-		else
+		else if (!count_prog_cqe(self, ud, cqe->res))
 			self->d.nr_active--, tag = ud & 0xffff;
 		io_uring_cqe_seen(&self->d.q, cqe);
 	}
