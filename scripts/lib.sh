@@ -13,8 +13,8 @@ BUILD=${BUILD:-$TOP/build}
 # make kernels VARIANTS=regbuf) or with CHECK_MATRIX=all, but that the
 # default runs leave out: make check has a 60-minute budget (docs/testing.md, "Budget").
 # make ab measures them by default: regbuf is the design Linux merged.
-VARIANTS_ALL=(base splice-rsrc fused)
-VARIANTS_EXTRA=(regbuf bpf)
+VARIANTS_ALL=(base splice-rsrc fused bpf)
+VARIANTS_EXTRA=(regbuf)
 FLAVORS_ALL=(perf debug)
 
 # The step currently running, printed on failure.
@@ -69,6 +69,18 @@ variant_paths() {
 	bpf) echo copy user_copy bpf ;;
 	*) die "no data paths known for variant '$1'" ;;
 	esac
+}
+
+# check_default_matrix DEBUG...: make check's kernels, on one line:
+# base/perf, then every other variant of VARIANTS_ALL on its debug
+# flavor if it is one of DEBUG, else on its perf flavor
+check_default_matrix() {
+	local v m=base/perf
+	for v in "${VARIANTS_ALL[@]}"; do
+		[ "$v" = base ] && continue
+		if in_list "$v" "$@"; then m+=" $v/debug"; else m+=" $v/perf"; fi
+	done
+	echo "$m"
 }
 
 valid_flavor() {

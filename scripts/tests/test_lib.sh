@@ -53,7 +53,7 @@ kernels() {
 	return $rc
 }
 
-t_plan 12
+t_plan 15
 # shellcheck disable=SC2016 # in_lib's shell expands them
 t_ok "valid_flavor accepts every flavor of FLAVORS_ALL" \
 	lib_ok 'for f in "${FLAVORS_ALL[@]}"; do valid_flavor "$f"; done'
@@ -62,7 +62,14 @@ t_ok "valid_flavor follows FLAVORS_ALL (a flavor added there is valid)" \
 t_ok "valid_flavor rejects a flavor not in FLAVORS_ALL, naming the known ones" \
 	rejects "valid_flavor fast" "unknown flavor 'fast' (known: perf debug)"
 t_ok "valid_variant rejects a variant it does not know, naming the known ones" \
-	rejects "valid_variant nope" "unknown variant 'nope' (known: base splice-rsrc fused regbuf bpf)"
+	rejects "valid_variant nope" "unknown variant 'nope' (known: base splice-rsrc fused bpf regbuf)"
+
+t_is "make check's default: base/perf, the named variants on debug, the others on perf" \
+	"$(in_lib 'check_default_matrix splice-rsrc')" "base/perf splice-rsrc/debug fused/perf bpf/perf"
+t_is "make check's default with no debug variant: every kernel perf" \
+	"$(in_lib 'check_default_matrix')" "base/perf splice-rsrc/perf fused/perf bpf/perf"
+t_is "make check's default with two debug variants" \
+	"$(in_lib 'check_default_matrix fused bpf')" "base/perf splice-rsrc/perf fused/debug bpf/debug"
 
 kernels all
 t_is "make kernels: every variant with patches in every flavor" \
