@@ -53,10 +53,12 @@ TEST(built_in_matrices_parse)
 	ASSERT_EQ(0, parse(matrix_default));
 	/*
 	 * 3 targets x 2 rw x 3 bs, plus mirror-4 writes at 64K and 512K,
-	 * plus loop and mirror-2 reads and writes at 64K on ram disks
+	 * plus loop and mirror-2 reads and writes at 64K on ram disks, plus
+	 * loop reads and writes at 2M on a ram disk
 	 */
-	EXPECT_EQ(24, m.nr);
+	EXPECT_EQ(26, m.nr);
 	EXPECT_STREQ("brd", m.cells[23].backing);
+	EXPECT_EQ(2u << 20, m.cells[25].bs);
 	EXPECT_STREQ("tmpfs", m.cells[19].backing);
 	ASSERT_EQ(0, parse(matrix_quick));
 	EXPECT_EQ(4, m.nr);
