@@ -3,8 +3,10 @@
 #   make ab       build what is missing, boot each variant, run the A/B
 #                 matrix, print the comparison (QUICK=1: ~3 min smoke)
 #   make check    every test: host unit tests, then the selftests booted
-#                 on base/perf and each variant's debug kernel
-#                 (CHECK_MATRIX="V/F ..." or "all" for another matrix)
+#                 on one kernel per variant: base/perf, splice-rsrc/debug,
+#                 the others' perf kernels (CHECK_DEBUG="V ..." for other
+#                 debug kernels, CHECK_MATRIX="V/F ..." or "all" for
+#                 another matrix)
 #   make stress   the long run: each variant's debug kernel with 50 fault
 #                 iterations, minutes of verified stress, 20000 fuzz ops
 #   make kernels  build every variant x flavor that has patches
