@@ -94,7 +94,7 @@ static char verifier_log[65536];
 static int load(const struct bpf_insn *insns, unsigned int n, int type)
 {
 	union bpf_attr attr;
-	int fd;
+	int fd, attempt;
 
 	memset(&attr, 0, sizeof(attr));
 	attr.prog_type = type;
@@ -104,8 +104,18 @@ static int load(const struct bpf_insn *insns, unsigned int n, int type)
 	attr.log_buf = (unsigned long)verifier_log;
 	attr.log_size = sizeof(verifier_log);
 	attr.log_level = 1;
-	verifier_log[0] = 0;
-	fd = sys_bpf(BPF_PROG_LOAD, &attr);
+	/*
+	 * The verifier gives up with -EAGAIN when a signal is pending, and
+	 * io_uring's task work for this thread (TIF_NOTIFY_SIGNAL) counts as
+	 * one: run it (by returning to user space) and try again, as libbpf
+	 * does.
+	 */
+	for (attempt = 0; attempt < 5; attempt++) {
+		verifier_log[0] = 0;
+		fd = sys_bpf(BPF_PROG_LOAD, &attr);
+		if (fd >= 0 || errno != EAGAIN)
+			break;
+	}
 	return fd < 0 ? -errno : fd;
 }
 
