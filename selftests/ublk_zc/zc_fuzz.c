@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Bounded, seeded fuzzer for the zero-copy uAPIs of the two kernel series:
+ * Bounded, seeded fuzzer for the zero-copy uAPIs of three kernel series:
  *
  *  - splice-rsrc: IORING_OP_SPLICE_FROM (58) installs ublk request pages in
  *    a registered-buffer slot, READ_FIXED / WRITE_FIXED / SEND_ZC use it,
  *    IORING_OP_BUF_REMOVE (59) empties the slot;
  *  - fused: IORING_OP_FUSED_CMD (58, SQE128), primary
- *    UBLK_U_IO_FUSED_SUBMIT_IO, secondary READ/WRITE/SEND/RECV/SEND_ZC.
+ *    UBLK_U_IO_FUSED_SUBMIT_IO, secondary READ/WRITE/SEND/RECV/SEND_ZC;
+ *  - bpf: a UBLK_F_BPF device's BPF_PROG_TYPE_UBLK program queues SQEs
+ *    on the request's pages with bpf_ublk_queue_sqe() (helper 212) and
+ *    redirects the request to them (UBLK_U_CMD_REG/UNREG_BPF_PROG).
  *
  * The program is the ublk server of one device (one queue) and serves it
  * for a workload thread that does verified O_DIRECT I/O on /dev/ublkbN in
@@ -33,12 +36,21 @@
  * files with only ->read()/->write() (eventfd, inotify), parks a READ on a
  * fixed pipe across table updates and unregisters, and drains.
  *
+ * On the bpf series there is no fuzz ring: the fuzzing is the program's.
+ * Before each batch runs, the server fills the program's map with
+ * randomised helper calls for each of its I/Os (zc_fuzz_bpf.c says
+ * which); the model predicts, from the cover letter, every helper
+ * return, whether the request is redirected, every CQE of its SQEs and
+ * which block I/O must fail, and REG/UNREG (good and bad) run while the
+ * server holds the batch.  Ops are the batches' I/Os and the control
+ * commands; -m does not apply (the SQEs go to the queue ring).
+ *
  * Usage: zc_fuzz [-n OPS] [-s SEED] [-m split|same] [-v]; env
  * UBLK_ZC_FUZZ_OPS, UBLK_ZC_FUZZ_SEED, UBLK_ZC_FUZZ_MODE,
  * UBLK_ZC_FLAVOR=debug (smaller device).  Exit 4 (skip)
- * when the kernel has neither series; exit 1 instead when UBLK_ZC_VARIANT
- * names a series the kernel should have (splice-rsrc, fused), or another
- * variant than the series found.
+ * when the kernel has none of the series; exit 1 instead when
+ * UBLK_ZC_VARIANT names a series the kernel should have (splice-rsrc,
+ * fused, bpf), or another variant than the series found.
  *
  * This file is the driver: configuration, the batches that tie the
  * server to the workload, setup and the summary; zc_fuzz.h lists the

@@ -14,6 +14,8 @@
  *                    done to the ring (table updates, clone, teardown)
  *   zc_fuzz_serve.c  the legitimate data path that serves every request
  *   zc_fuzz_wl.c     the workload: verified block I/O in lockstep batches
+ *   zc_fuzz_bpf.c    the bpf series: its program and map, their model,
+ *                    serving redirected and passed requests, REG/UNREG
  *
  * Every fuzz decision comes from one stream (rnd()), in the order the
  * code calls it: a seed replays the same ops whichever file they are in.
