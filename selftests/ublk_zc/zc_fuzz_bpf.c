@@ -159,7 +159,7 @@ static char vlog[1 << 16];
 static int load(const struct bpf_insn *insns, unsigned int n, int type)
 {
 	union bpf_attr attr;
-	int fd;
+	int fd, tries;
 
 	memset(&attr, 0, sizeof(attr));
 	attr.prog_type = type;
@@ -169,8 +169,16 @@ static int load(const struct bpf_insn *insns, unsigned int n, int type)
 	attr.log_buf = (unsigned long)vlog;
 	attr.log_size = sizeof(vlog);
 	attr.log_level = 1;
-	vlog[0] = 0;
-	fd = sys_bpf(BPF_PROG_LOAD, &attr);
+	/*
+	 * The verifier gives up with -EAGAIN when a signal is pending (task
+	 * work of a ring counts): load again, as libbpf does
+	 */
+	for (tries = 0; tries < 5; tries++) {
+		vlog[0] = 0;
+		fd = sys_bpf(BPF_PROG_LOAD, &attr);
+		if (fd >= 0 || errno != EAGAIN)
+			break;
+	}
 	return fd < 0 ? -errno : fd;
 }
 
