@@ -81,8 +81,10 @@ static const char *const tgt_name[NR_TG] = {
 	"fixed-sparse", "fixed-oor", "past-eof",
 };
 /* the queue ring's registered files */
-enum { BFIX_BACKING, BFIX_MIRROR, BFIX_SCRATCH, BFIX_EMPTY, BFIX_SPARSE,
-       NR_BFIX };
+enum {
+	BFIX_BACKING, BFIX_MIRROR, BFIX_SCRATCH, BFIX_EMPTY, BFIX_SPARSE,
+	NR_BFIX
+};
 
 struct mcall {
 	int tgt;
@@ -879,7 +881,8 @@ static bool wait_cqes(struct entry *e, unsigned int n)
 			D.pending[D.nr_pending++] = tag;
 			continue;
 		}
-		if (tag != -ETIMEDOUT || (waited += 20) > cfg.cqe_wait_ms)
+		waited += 20;
+		if (tag != -ETIMEDOUT || waited > cfg.cqe_wait_ms)
 			return false;
 	}
 	return true;
