@@ -11,7 +11,7 @@
 # shellcheck source-path=SCRIPTDIR
 . "$(dirname "$0")/lib.sh"
 ST=${SELFTESTS:-$TOP/selftests/ublk_zc}
-N=63
+N=66
 
 t_plan $N
 if [ "$(id -u)" != 0 ] || ! unshare -m true 2> /dev/null; then
@@ -89,6 +89,16 @@ c_case fused_uapi 1 4 4 4 1
 c_case zc_fuzz 1 4 4 1 1
 c_case regbuf_uapi 1 4 4 4 4
 c_case splice_autolend 1 4 4 1 4
+# zc_fuzz fuzzes the bpf series too: a bpf variant without it fails
+for u in 0 1; do
+	if [ ! -x "$ST/zc_fuzz" ]; then
+		t_skip "zc_fuzz ublk=$u bpf" "not built"
+		continue
+	fi
+	got=$(cd "$ST" && rc_of "$u" bpf ./zc_fuzz)
+	t_is "zc_fuzz $([ "$u" = 1 ] && echo "(ublk, no series)" || echo "(no ublk)") UBLK_ZC_VARIANT=bpf" "$got" 1 ||
+		t_diag "$(tail -n 3 "$T_TMP/out")"
+done
 
 # shell tests: no data path at all skips by hand, fails on any variant
 for t in test_smoke.sh test_verify.sh test_fs.sh test_faults.sh test_stress.sh; do
@@ -117,5 +127,7 @@ t_is "test_fuzz_replay.sh: zc_fuzz skips on base: skip" \
 	"$(cd "$ST" && rc_of 1 base bash ./test_fuzz_replay.sh)" 4
 t_is "test_fuzz_replay.sh: zc_fuzz fails on a splice-rsrc kernel without it: fail" \
 	"$(cd "$ST" && rc_of 1 splice-rsrc bash ./test_fuzz_replay.sh)" 1
+t_is "test_fuzz_replay.sh: zc_fuzz fails on a bpf kernel without it: fail" \
+	"$(cd "$ST" && rc_of 1 bpf bash ./test_fuzz_replay.sh)" 1
 t_is "test_smoke.sh: unknown variant fails" "$(cd "$ST" && rc_of 1 nosuch bash ./test_smoke.sh)" 1
 t_done

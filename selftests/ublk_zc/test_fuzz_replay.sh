@@ -17,7 +17,9 @@ SEED=${UBLK_ZC_FUZZ_SEED:-$(( (RANDOM << 15) | RANDOM ))}
 # the tag numbers of the requests (below the queue depth, 8): the block
 # layer's choice (the fuzzer aims at requests by their place on the
 # device; a fused command carries the tag in the ublksrv_io_cmd at addr3,
-# bits 16-31); the user addresses are fixed by running without ASLR
+# bits 16-31; the bpf series' log names them tag=N too); the user
+# addresses are fixed by running without ASLR.  On the bpf series -m does
+# not apply: both modes run the same fuzzer
 filter() {
 	grep -v -e '^# seed [0-9]*: [0-9]* ops' \
 		-e 'removed/dropped loans probed' \

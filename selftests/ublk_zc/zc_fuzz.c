@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Bounded, seeded fuzzer for the zero-copy uAPIs of the two kernel series:
+ * Bounded, seeded fuzzer for the zero-copy uAPIs of three kernel series:
  *
  *  - splice-rsrc: IORING_OP_SPLICE_FROM (58) installs ublk request pages in
  *    a registered-buffer slot, READ_FIXED / WRITE_FIXED / SEND_ZC use it,
  *    IORING_OP_BUF_REMOVE (59) empties the slot;
  *  - fused: IORING_OP_FUSED_CMD (58, SQE128), primary
- *    UBLK_U_IO_FUSED_SUBMIT_IO, secondary READ/WRITE/SEND/RECV/SEND_ZC.
+ *    UBLK_U_IO_FUSED_SUBMIT_IO, secondary READ/WRITE/SEND/RECV/SEND_ZC;
+ *  - bpf: a UBLK_F_BPF device's BPF_PROG_TYPE_UBLK program queues SQEs
+ *    on the request's pages with bpf_ublk_queue_sqe() (helper 212) and
+ *    redirects the request to them (UBLK_U_CMD_REG/UNREG_BPF_PROG).
  *
  * The program is the ublk server of one device (one queue) and serves it
  * for a workload thread that does verified O_DIRECT I/O on /dev/ublkbN in
@@ -33,12 +36,21 @@
  * files with only ->read()/->write() (eventfd, inotify), parks a READ on a
  * fixed pipe across table updates and unregisters, and drains.
  *
+ * On the bpf series there is no fuzz ring: the fuzzing is the program's.
+ * Before each batch runs, the server fills the program's map with
+ * randomised helper calls for each of its I/Os (zc_fuzz_bpf.c says
+ * which); the model predicts, from the cover letter, every helper
+ * return, whether the request is redirected, every CQE of its SQEs and
+ * which block I/O must fail, and REG/UNREG (good and bad) run while the
+ * server holds the batch.  Ops are the batches' I/Os and the control
+ * commands; -m does not apply (the SQEs go to the queue ring).
+ *
  * Usage: zc_fuzz [-n OPS] [-s SEED] [-m split|same] [-v]; env
  * UBLK_ZC_FUZZ_OPS, UBLK_ZC_FUZZ_SEED, UBLK_ZC_FUZZ_MODE,
  * UBLK_ZC_FLAVOR=debug (smaller device).  Exit 4 (skip)
- * when the kernel has neither series; exit 1 instead when UBLK_ZC_VARIANT
- * names a series the kernel should have (splice-rsrc, fused), or another
- * variant than the series found.
+ * when the kernel has none of the series; exit 1 instead when
+ * UBLK_ZC_VARIANT names a series the kernel should have (splice-rsrc,
+ * fused, bpf), or another variant than the series found.
  *
  * This file is the driver: configuration, the batches that tie the
  * server to the workload, setup and the summary; zc_fuzz.h lists the
@@ -66,6 +78,7 @@
 #include <sys/stat.h>
 
 #include "zc_fuzz.h"
+#include "uapi/ublk_bpf.h"
 #include "kselftest.h"
 
 /* ------------------------------------------------------------------ */
@@ -136,6 +149,10 @@ static int fuzz_step(void)
 	unsigned int r = rnd_below(100);
 	int n;
 
+	if (series == S_BPF) {
+		bpf_step();
+		return 0;
+	}
 	if (series == S_SPLICE)
 		settle();
 
@@ -200,6 +217,8 @@ static bool req_pending(void)
 /* the next request, wherever the FETCHes are */
 static int next_req(int timeout_ms)
 {
+	if (series == S_BPF)	/* the program's CQEs come there too */
+		return bpf_next_req(timeout_ms);
 	if (!M.fetch_here || D.nr_pending)
 		return uzc_next_req(&D, timeout_ms);
 	reap_fuzz(timeout_ms, req_pending);
@@ -364,6 +383,12 @@ static int run_batches(void)
 		if (b.finished)
 			return 0;
 		nr_batches++;
+		if (series == S_BPF) {
+			/* the program's values before the requests exist */
+			bpf_arm(&b, fuzz);
+			nr_ops += b.nr;
+			wl_go();
+		}
 		ret = collect(&b, held, &nheld);
 		if (ret) {
 			report("seed %llu batch %lu: requests did not arrive (%d)",
@@ -397,8 +422,11 @@ static int run_batches(void)
 		ret = series == S_SPLICE ? release_all() : 0;
 		if (ret)
 			return ret;
-		reap_fuzz(0, NULL);
+		if (series != S_BPF)
+			reap_fuzz(0, NULL);
 		ret = wait_batch();
+		if (!ret && series == S_BPF)
+			ret = bpf_batch_end();
 		if (ret) {
 			report("seed %llu batch %lu: block I/O did not complete (%d)%s; fuzz ring slots:",
 			       cfg.seed, nr_batches, ret, M.parked ?
@@ -416,16 +444,23 @@ static int run_batches(void)
 /* setup, teardown, main                                                */
 
 #define ZC_FLAGS	(UBLK_F_USER_COPY | UBLK_F_SUPPORT_ZERO_COPY)
+#define BPF_FLAGS	(UBLK_F_USER_COPY | UBLK_F_BPF)
 
 /* which series does this kernel run? NULL and @series set, or why not */
 static const char *detect(void)
 {
 	const char *why = uzc_prereq();
 	struct io_uring_probe *p;
+	__u64 features;
 	bool s58, s59;
 
 	if (why)
 		return why;
+	/* the bpf series: UBLK_F_BPF, no new io_uring op */
+	if (!uzc_get_features(&features) && (features & UBLK_F_BPF)) {
+		series = S_BPF;
+		return NULL;
+	}
 	p = io_uring_get_probe();
 	if (!p)
 		return "io_uring_get_probe() failed";
@@ -434,7 +469,7 @@ static const char *detect(void)
 	s59 = io_uring_opcode_supported(p, OP_BUF_REMOVE);
 	io_uring_free_probe(p);
 	if (!s58)
-		return "io_uring has neither IORING_OP_SPLICE_FROM/BUF_REMOVE (58/59, splice-rsrc) nor IORING_OP_FUSED_CMD (58, fused)";
+		return "io_uring has neither IORING_OP_SPLICE_FROM/BUF_REMOVE (58/59, splice-rsrc) nor IORING_OP_FUSED_CMD (58, fused), and ublk no UBLK_F_BPF (bpf)";
 	series = s59 ? S_SPLICE : S_FUSED;
 	return uzc_zc_missing();
 }
@@ -644,6 +679,10 @@ static void parse(int argc, char **argv)
 	}
 }
 
+static const char *const series_name[] = { "splice-rsrc", "fused", "bpf" };
+/* the data path of uzc_must_have() that each series is */
+static const char *const series_path[] = { "splice", "fused", "bpf" };
+
 static const char *hang_what = "stopping/deleting the device hangs (a request never completed)";
 
 /* FM_SAME: the queue ring is the fuzz ring, set up by uzc_queue_open() */
@@ -775,6 +814,24 @@ static int end_same_ring(void)
 	return 0;
 }
 
+/* what the fuzz ring saw (splice-rsrc, fused) */
+static void print_ring_summary(void)
+{
+	printf("# %lu SEND_ZC notifications (%lu without F_MORE, from failed links: a 6.12 quirk)\n",
+	       nr_notifs, nr_quirk_notif);
+	if (series == S_SPLICE)
+		printf("# %lu removed/dropped loans probed, %lu still lent at the first probe (max %lu retries)\n",
+		       nr_settled, nr_settle_late, max_settle_tries);
+	printf("# %lu READs parked on a fixed pipe, %lu released; %lu unregisters with one parked (%lu loans dropped)\n",
+	       nr_parks, nr_unparks, nr_unreg_parked, nr_unreg_parked_lent);
+	printf("# eventfd/inotify targets: %lu ops, %lu refused (EOPNOTSUPP); drains: %lu drained SQEs, %lu deferred ops, %lu BUF_REMOVE after a drained NOP (%lu ok)\n",
+	       NC.rwonly, NC.rwonly_refused, NC.drained, NC.deferred,
+	       NC.nop_remove, NC.nop_remove_ok);
+	printf("# SQPOLL: %lu rings, %lu ops, %lu EPERM; FETCH on the fuzz ring: %lu ops beside it\n",
+	       NC.sqpoll_rings, NC.sqpoll_ops, NC.sqpoll_eperm,
+	       NC.same_ring_ops);
+}
+
 static void hung(int sig)
 {
 	(void)sig;
@@ -805,17 +862,19 @@ int main(int argc, char **argv)
 	 * series' uAPI, not skip and not find the other series'
 	 */
 	if (why && (uzc_prereq() ? uzc_must_have(NULL) :
-		    uzc_must_have("splice") || uzc_must_have("fused")))
+		    uzc_must_have("splice") || uzc_must_have("fused") ||
+		    uzc_must_have("bpf")))
 		ksft_exit_fail_msg("%s, but UBLK_ZC_VARIANT=%s must have it\n",
 				   why, uzc_variant());
 	if (why)
 		ksft_exit_skip("%s\n", why);
-	if (uzc_variant() && !uzc_must_have(series == S_SPLICE ? "splice" : "fused"))
+	if (uzc_variant() && !uzc_must_have(series_path[series]))
 		ksft_exit_fail_msg("the kernel has the %s series' uAPI, but UBLK_ZC_VARIANT=%s\n",
-				   series == S_SPLICE ? "splice-rsrc" : "fused",
-				   uzc_variant());
+				   series_name[series], uzc_variant());
+	if (series == S_BPF)	/* the program's SQEs go to the queue ring */
+		cfg.mode = FM_SPLIT;
 	printf("# series %s, %lu ops, device %llu MiB, depth %u, max_io %u KiB%s, FETCH %s%s\n",
-	       series == S_SPLICE ? "splice-rsrc" : "fused", cfg.ops,
+	       series_name[series], cfg.ops,
 	       cfg.dev_size >> 20, cfg.depth, cfg.max_io >> 10,
 	       cfg.debug ? " (debug flavor)" : "",
 	       cfg.mode == FM_SAME ? "on the fuzz ring" : "on its own ring",
@@ -829,21 +888,32 @@ int main(int argc, char **argv)
 	mem_guard_setup();
 	if (cfg.mode == FM_SAME)
 		uzc_queue_ring_init = same_ring_init;
+	if (series == S_BPF) {
+		ret = bpf_setup();
+		if (ret)
+			ksft_exit_fail_msg("bpf program and map: %s\n",
+					   strerror(-ret));
+		uzc_queue_ring_init = bpf_ring_init;
+		bpf_add_refused();
+	}
 	W.shadow = calloc(1, cfg.dev_size);
 	W.per_io = cfg.max_io + 4 * 4096 + 4096;
 	if (posix_memalign((void **)&W.arena, 4096, MAX_DEPTH * W.per_io) ||
 	    !W.shadow)
 		ksft_exit_fail_msg("out of memory\n");
 
-	ret = uzc_dev_create(&D, ZC_FLAGS, cfg.depth, cfg.max_io,
-			     cfg.dev_size, true);
+	ret = uzc_dev_create(&D, series == S_BPF ? BPF_FLAGS : ZC_FLAGS,
+			     cfg.depth, cfg.max_io, cfg.dev_size, true);
 	if (ret) {
 		cleanup_files();
 		ksft_exit_fail_msg("create device: %s\n", strerror(-ret));
 	}
 	F.cdev = D.cdev_fd;
-	if (!(D.flags & UBLK_F_SUPPORT_ZERO_COPY))
+	if (series != S_BPF && !(D.flags & UBLK_F_SUPPORT_ZERO_COPY))
 		ksft_exit_fail_msg("device lost UBLK_F_SUPPORT_ZERO_COPY\n");
+	if (series == S_BPF && !(D.flags & UBLK_F_BPF))
+		ksft_exit_fail_msg("device lost UBLK_F_BPF\n");
+	W.hold = series == S_BPF;
 	ret = io_uring_queue_init(64, &DR, IORING_SETUP_SUBMIT_ALL |
 				  (series == S_FUSED ? IORING_SETUP_SQE128 : 0));
 	if (!ret && series == S_SPLICE)
@@ -861,7 +931,8 @@ int main(int argc, char **argv)
 	W.stop = true;
 	pthread_cond_broadcast(&W.cv);
 	pthread_mutex_unlock(&W.mu);
-	reap_fuzz(0, NULL);
+	if (series != S_BPF)
+		reap_fuzz(0, NULL);
 	/* a lent buffer that is never given back would hang the delete */
 	signal(SIGALRM, hung);
 	/* the end lends with SPLICE_FROM: splice-rsrc's op, not fused's */
@@ -905,25 +976,17 @@ int main(int argc, char **argv)
 	printf("# seed %llu: %lu ops (target %lu) in %lu batches, %.1f s, %lu ring teardowns (%lu with buffers installed)\n",
 	       cfg.seed, nr_ops, cfg.ops, nr_batches, secs, nr_teardowns,
 	       nr_teardown_lent);
-	printf("# %lu SEND_ZC notifications (%lu without F_MORE, from failed links: a 6.12 quirk)\n",
-	       nr_notifs, nr_quirk_notif);
-	if (series == S_SPLICE)
-		printf("# %lu removed/dropped loans probed, %lu still lent at the first probe (max %lu retries)\n",
-		       nr_settled, nr_settle_late, max_settle_tries);
-	printf("# %lu READs parked on a fixed pipe, %lu released; %lu unregisters with one parked (%lu loans dropped)\n",
-	       nr_parks, nr_unparks, nr_unreg_parked, nr_unreg_parked_lent);
-	printf("# eventfd/inotify targets: %lu ops, %lu refused (EOPNOTSUPP); drains: %lu drained SQEs, %lu deferred ops, %lu BUF_REMOVE after a drained NOP (%lu ok)\n",
-	       NC.rwonly, NC.rwonly_refused, NC.drained, NC.deferred,
-	       NC.nop_remove, NC.nop_remove_ok);
-	printf("# SQPOLL: %lu rings, %lu ops, %lu EPERM; FETCH on the fuzz ring: %lu ops beside it\n",
-	       NC.sqpoll_rings, NC.sqpoll_ops, NC.sqpoll_eperm,
-	       NC.same_ring_ops);
-	print_hist();
+	if (series != S_BPF)	/* the bpf series has no fuzz ring */
+		print_ring_summary();
+	if (series == S_BPF)
+		bpf_summary();
+	else
+		print_hist();
 	printf("# legit: %lu requests served (%lu zero copy, %lu user copy), %lu failures, %lu stray requests\n",
 	       nr_legit, nr_legit_zc, nr_legit_copy, nr_legit_fail, nr_stray);
-	printf("# workload: %lu batches, %lu I/Os, %llu bytes written, %llu bytes verified (final read-back %llu), %lu mismatches, %lu errors\n",
-	       W.batches, W.ios, W.written, W.verified, W.final_verified,
-	       W.mismatches, W.errors);
+	printf("# workload: %lu batches, %lu I/Os (%lu failed as they must), %llu bytes written, %llu bytes verified (final read-back %llu), %lu mismatches, %lu errors\n",
+	       W.batches, W.ios, W.failed, W.written, W.verified,
+	       W.final_verified, W.mismatches, W.errors);
 	printf("# server files: backing %llu and mirror %llu bytes compared, %lu mismatches\n",
 	       cmp_backing, cmp_mirror, bad_backing + bad_mirror);
 	printf("# checks failed: %lu undocumented results, %lu model mismatches, %lu total reports\n",

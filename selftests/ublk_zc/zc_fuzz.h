@@ -14,6 +14,8 @@
  *                    done to the ring (table updates, clone, teardown)
  *   zc_fuzz_serve.c  the legitimate data path that serves every request
  *   zc_fuzz_wl.c     the workload: verified block I/O in lockstep batches
+ *   zc_fuzz_bpf.c    the bpf series: its program and map, their model,
+ *                    serving redirected and passed requests, REG/UNREG
  *
  * Every fuzz decision comes from one stream (rnd()), in the order the
  * code calls it: a seed replays the same ops whichever file they are in.
@@ -77,7 +79,7 @@ struct clone_buffers {		/* struct io_uring_clone_buffers */
 #define LOG_OPS		1024	/* ops kept for late CQEs and reports */
 #define UBUF_LEN	(64 << 10)
 
-enum series { S_SPLICE, S_FUSED };
+enum series { S_SPLICE, S_FUSED, S_BPF };
 
 /*
  * Where the server's FETCH/COMMIT uring_cmds live: on a queue ring of
@@ -348,6 +350,31 @@ extern unsigned long nr_settled, nr_settle_late, max_settle_tries;
 void serve(int tag);
 /* wait until the loans that may linger are back (splice-rsrc) */
 void settle(void);
+/* UBLK_F_USER_COPY: serve request @tag from/to the backing file */
+void serve_copy(int tag);
+
+/* ------------------------------------------------------------------ */
+/* the bpf series (zc_fuzz_bpf.c): program, map, model, serving        */
+
+struct batch;
+
+/* the queue ring of a UBLK_F_BPF device (uzc_queue_ring_init) */
+int bpf_ring_init(struct uzc_dev *d);
+/* the program (loaded twice), its map, files; before the device */
+int bpf_setup(void);
+/* ADD_DEV with UBLK_F_BPF and a flag it excludes, checked */
+void bpf_add_refused(void);
+/* fill the map for the I/Os of @b before the workload starts it */
+void bpf_arm(const struct batch *b, bool fuzz);
+/* the queue ring: the program's CQEs counted, the next request's tag */
+int bpf_next_req(int timeout_ms);
+/* check and serve request @tag as the model says the kernel left it */
+void bpf_serve(int tag);
+/* one REG/UNREG, good or bad */
+void bpf_step(void);
+/* the batch completed: its CQEs checked, the server's files gathered */
+int bpf_batch_end(void);
+void bpf_summary(void);
 
 /* ------------------------------------------------------------------ */
 /* the workload: verified block I/O in lockstep batches (zc_fuzz_wl.c) */
@@ -371,6 +398,13 @@ struct workload {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	bool go, published, done, stop, final_req;
+	/*
+	 * bpf: a published batch waits for wl_go() (the server fills the
+	 * program's map first), and the server marks the I/Os that must
+	 * fail (-EIO)
+	 */
+	bool hold, armed;
+	bool must_fail[MAX_DEPTH];
 	int phase;			/* 0 random, 1 write all, 2 read all */
 	unsigned long long pos;
 	struct batch b;
@@ -382,6 +416,7 @@ struct workload {
 	__u64 rng;
 	unsigned long long verified, written, final_verified;
 	unsigned long mismatches, errors, ios, batches;
+	unsigned long failed;		/* I/Os that failed as they must */
 };
 
 extern struct workload W;
@@ -389,5 +424,7 @@ void *wl_thread(void *arg);
 /* ask for the next batch (@final: the full write + read-back) */
 void wl_next(struct batch *b, bool final);
 bool wl_is_done(void);
+/* let the published batch run (W.hold) */
+void wl_go(void);
 
 #endif

@@ -143,9 +143,14 @@ void sort_tags(const struct model *m, unsigned int *t, unsigned int n)
 {
 	unsigned int i, j;
 
+	/* by place, then op: a flush and an I/O at 0 in one order */
 	for (i = 1; i < n; i++)
-		for (j = i; j > 0 && m->tag[t[j - 1]].start >
-				     m->tag[t[j]].start; j--) {
+		for (j = i; j > 0 && (m->tag[t[j - 1]].start >
+				      m->tag[t[j]].start ||
+				      (m->tag[t[j - 1]].start ==
+				       m->tag[t[j]].start &&
+				       m->tag[t[j - 1]].op > m->tag[t[j]].op));
+		     j--) {
 			unsigned int x = t[j];
 
 			t[j] = t[j - 1];

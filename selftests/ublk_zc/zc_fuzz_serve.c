@@ -222,7 +222,7 @@ static bool serve_fused_zc(int tag)
 }
 
 /* UBLK_F_USER_COPY: pread()/pwrite() on the char device */
-static void serve_copy(int tag)
+void serve_copy(int tag)
 {
 	struct mtag *t = &M.tag[tag];
 	__u64 pos = uzc_pos(0, tag, 0);
@@ -251,6 +251,10 @@ void serve(int tag)
 {
 	struct mtag *t = &M.tag[tag];
 
+	if (series == S_BPF) {
+		bpf_serve(tag);
+		return;
+	}
 	if (series == S_SPLICE)
 		settle();
 

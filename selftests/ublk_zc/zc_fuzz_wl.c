@@ -10,6 +10,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -134,12 +135,16 @@ static void wl_build_final(struct batch *b)
 	}
 }
 
-/* run the batch; returns false if the I/O itself failed */
-static bool wl_run(struct batch *b)
+/*
+ * run the batch; returns false if an I/O did not end as it must: its
+ * length, or -EIO where the server said it must fail (@failed[i])
+ */
+static bool wl_run(struct batch *b, bool *failed)
 {
 	struct __kernel_timespec ts = { .tv_sec = 5 };
 	struct io_uring_cqe *cqe;
 	int i, want = b->nr + b->flushes, got = 0, waited = 0;
+	int res[MAX_DEPTH];
 	bool ok = true;
 
 	for (i = 0; i < b->nr; i++) {
@@ -174,27 +179,52 @@ static bool wl_run(struct batch *b)
 			continue;
 		}
 		i = cqe->user_data;
-		if (i == 1000 ? cqe->res != 0 :
-		    cqe->res != (int)b->io[i].len) {
+		if (i == 1000 && cqe->res != 0) {
 			W.errors++;
 			if (W.errors <= 5)
-				printf("# workload: I/O %d returned %d\n", i,
+				printf("# workload: flush returned %d\n",
 				       cqe->res);
 			ok = false;
+		} else if (i != 1000) {
+			res[i] = cqe->res;
 		}
 		io_uring_cqe_seen(&W.ring, cqe);
 		got++;
 	}
+	/* every commit is in: the server's marks are final */
+	pthread_mutex_lock(&W.mu);
+	for (i = 0; i < b->nr; i++)
+		failed[i] = W.must_fail[i];
+	pthread_mutex_unlock(&W.mu);
+	for (i = 0; i < b->nr; i++) {
+		int want_res = failed[i] ? -EIO : (int)b->io[i].len;
+
+		if (res[i] == want_res)
+			continue;
+		W.errors++;
+		if (W.errors <= 5)
+			printf("# workload: I/O %d (%s %u bytes at %llu) returned %d, expected %d (seed %llu)\n",
+			       i, b->io[i].op == UBLK_IO_OP_WRITE ? "write" :
+			       "read", b->io[i].len, b->io[i].off, res[i],
+			       want_res, cfg.seed);
+		ok = false;
+	}
 	return ok;
 }
 
-static void wl_check(const struct batch *b)
+/* a failed I/O (@failed) has no data: a WRITE leaves the shadow as is */
+static void wl_check(const struct batch *b, const bool *failed)
 {
 	int i, v;
 
 	for (i = 0; i < b->nr; i++) {
 		const struct wio *io = &b->io[i];
 		unsigned long long at = io->off;
+
+		if (failed[i]) {
+			W.failed++;
+			continue;
+		}
 
 		for (v = 0; v < io->nvec; v++) {
 			const void *p = io->iov[v].iov_base;
@@ -224,6 +254,7 @@ static void wl_check(const struct batch *b)
 
 void *wl_thread(void *arg)
 {
+	bool failed[MAX_DEPTH];
 	struct batch b;
 	int i;
 
@@ -263,12 +294,15 @@ void *wl_thread(void *arg)
 		W.b = b;
 		W.published = true;
 		pthread_cond_broadcast(&W.cv);
+		while (W.hold && !b.finished && !W.armed && !W.stop)
+			pthread_cond_wait(&W.cv, &W.mu);
+		W.armed = false;
 		pthread_mutex_unlock(&W.mu);
 		if (b.finished)
 			continue;
 
-		if (wl_run(&b))
-			wl_check(&b);
+		if (wl_run(&b, failed))
+			wl_check(&b, failed);
 		W.batches++;
 		pthread_mutex_lock(&W.mu);
 		W.done = true;
@@ -293,6 +327,14 @@ void wl_next(struct batch *b, bool final)
 	while (!W.published)
 		pthread_cond_wait(&W.cv, &W.mu);
 	*b = W.b;
+	pthread_mutex_unlock(&W.mu);
+}
+
+void wl_go(void)
+{
+	pthread_mutex_lock(&W.mu);
+	W.armed = true;
+	pthread_cond_broadcast(&W.cv);
 	pthread_mutex_unlock(&W.mu);
 }
 
