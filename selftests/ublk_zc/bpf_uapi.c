@@ -33,6 +33,7 @@
 #include <linux/capability.h>
 
 #include "uzc_ring.h"
+#include "uzc_bpf.h"
 #include "uapi/ublk_bpf.h"
 #include "kselftest_harness.h"
 
@@ -44,21 +45,8 @@
 #define UD_PROG		(1ULL << 62)
 #define SECTOR		2048	/* where the cases do their I/O */
 
-/* --- programs, as instructions --- */
+/* --- programs, as instructions (uzc_bpf.h) --- */
 
-#define INSN(c, d, s, o, i) \
-	((struct bpf_insn){ .code = (c), .dst_reg = (d), .src_reg = (s), \
-			    .off = (o), .imm = (i) })
-#define MOV_IMM(d, i)	INSN(BPF_ALU64 | BPF_MOV | BPF_K, d, 0, 0, i)
-#define MOV_REG(d, s)	INSN(BPF_ALU64 | BPF_MOV | BPF_X, d, s, 0, 0)
-#define ALU_IMM(op, d, i) INSN(BPF_ALU64 | (op) | BPF_K, d, 0, 0, i)
-#define ALU_REG(op, d, s) INSN(BPF_ALU64 | (op) | BPF_X, d, s, 0, 0)
-#define LDX(sz, d, s, o) INSN(BPF_LDX | (sz) | BPF_MEM, d, s, o, 0)
-#define STX(sz, d, s, o) INSN(BPF_STX | (sz) | BPF_MEM, d, s, o, 0)
-#define ST(sz, d, o, i)	INSN(BPF_ST | (sz) | BPF_MEM, d, 0, o, i)
-#define JEQ_IMM(d, i, o) INSN(BPF_JMP | BPF_JEQ | BPF_K, d, 0, o, i)
-#define CALL(id)	INSN(BPF_JMP | BPF_CALL, 0, 0, 0, id)
-#define EXIT()		INSN(BPF_JMP | BPF_EXIT, 0, 0, 0, 0)
 #define R0 0
 #define R1 1
 #define R2 2
@@ -83,40 +71,12 @@ struct prog_opts {
 	int rets_fd;		/* array map: the helper's returns, by index */
 };
 
-static int sys_bpf(int cmd, union bpf_attr *attr)
-{
-	return syscall(__NR_bpf, cmd, attr, sizeof(*attr));
-}
-
 static char verifier_log[65536];
 
 /* load @n instructions as BPF_PROG_TYPE_UBLK: an fd or -errno */
 static int load(const struct bpf_insn *insns, unsigned int n, int type)
 {
-	union bpf_attr attr;
-	int fd, attempt;
-
-	memset(&attr, 0, sizeof(attr));
-	attr.prog_type = type;
-	attr.insns = (unsigned long)insns;
-	attr.insn_cnt = n;
-	attr.license = (unsigned long)"GPL";
-	attr.log_buf = (unsigned long)verifier_log;
-	attr.log_size = sizeof(verifier_log);
-	attr.log_level = 1;
-	/*
-	 * The verifier gives up with -EAGAIN when a signal is pending, and
-	 * io_uring's task work for this thread (TIF_NOTIFY_SIGNAL) counts as
-	 * one: run it (by returning to user space) and try again, as libbpf
-	 * does.
-	 */
-	for (attempt = 0; attempt < 5; attempt++) {
-		verifier_log[0] = 0;
-		fd = sys_bpf(BPF_PROG_LOAD, &attr);
-		if (fd >= 0 || errno != EAGAIN)
-			break;
-	}
-	return fd < 0 ? -errno : fd;
+	return uzc_bpf_load(insns, n, type, verifier_log, sizeof(verifier_log));
 }
 
 static int load_ublk(const struct bpf_insn *insns, unsigned int n)
@@ -135,7 +95,7 @@ static int rets_map(void)
 	attr.key_size = 4;
 	attr.value_size = 8 * (UBLK_BPF_MAX_SQES + 1);
 	attr.max_entries = 1;
-	fd = sys_bpf(BPF_MAP_CREATE, &attr);
+	fd = uzc_sys_bpf(BPF_MAP_CREATE, &attr);
 	return fd < 0 ? -errno : fd;
 }
 
@@ -148,7 +108,7 @@ static void rets_read(int map, long long *rets)
 	attr.map_fd = map;
 	attr.key = (unsigned long)&key;
 	attr.value = (unsigned long)rets;
-	if (sys_bpf(BPF_MAP_LOOKUP_ELEM, &attr))
+	if (uzc_sys_bpf(BPF_MAP_LOOKUP_ELEM, &attr))
 		memset(rets, 0x55, 8 * (UBLK_BPF_MAX_SQES + 1));
 }
 

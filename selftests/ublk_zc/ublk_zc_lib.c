@@ -29,6 +29,7 @@
 #include <sys/wait.h>
 
 #include "ublk_zc_lib.h"
+#include "uzc_bpf.h"
 #include "uapi/fused.h"
 #include "kselftest.h"
 
@@ -1454,4 +1455,38 @@ void *uzc_pread_holder_fn(void *arg)
 
 	h->ret = pread(h->d->cdev_fd, h->area, 4096, uzc_pos(0, h->tag, 0));
 	return NULL;
+}
+
+int uzc_sys_bpf(int cmd, union bpf_attr *attr)
+{
+	return syscall(__NR_bpf, cmd, attr, sizeof(*attr));
+}
+
+int uzc_bpf_load(const struct bpf_insn *insns, unsigned int n, int type,
+		 char *log, unsigned int log_size)
+{
+	union bpf_attr attr;
+	int fd, attempt;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.prog_type = type;
+	attr.insns = (unsigned long)insns;
+	attr.insn_cnt = n;
+	attr.license = (unsigned long)"GPL";
+	attr.log_buf = (unsigned long)log;
+	attr.log_size = log_size;
+	attr.log_level = 1;
+	/*
+	 * The verifier gives up with -EAGAIN when a signal is pending, and
+	 * io_uring's task work for this thread (TIF_NOTIFY_SIGNAL) counts as
+	 * one: run it (by returning to user space) and try again, as libbpf
+	 * does.
+	 */
+	for (attempt = 0; attempt < 5; attempt++) {
+		log[0] = 0;
+		fd = uzc_sys_bpf(BPF_PROG_LOAD, &attr);
+		if (fd >= 0 || errno != EAGAIN)
+			break;
+	}
+	return fd < 0 ? -errno : fd;
 }

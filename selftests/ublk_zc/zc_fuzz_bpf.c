@@ -49,6 +49,7 @@
 
 #include "zc_fuzz.h"
 #include "uapi/ublk_bpf.h"
+#include "uzc_bpf.h"
 
 /* helper calls per request: UBLK_BPF_MAX_SQES and a couple more */
 #define BPF_ENTS	18
@@ -135,53 +136,14 @@ static const int ret_err[8] = { 0, -EINVAL, -ENOSPC, -EOPNOTSUPP, -EACCES,
 /* ------------------------------------------------------------------ */
 /* the program                                                          */
 
-#define INSN(c, d, s, o, i) \
-	((struct bpf_insn){ .code = (c), .dst_reg = (d), .src_reg = (s), \
-			    .off = (o), .imm = (i) })
-#define MOV_IMM(d, i)	INSN(BPF_ALU64 | BPF_MOV | BPF_K, d, 0, 0, i)
-#define MOV_REG(d, s)	INSN(BPF_ALU64 | BPF_MOV | BPF_X, d, s, 0, 0)
-#define ALU_IMM(op, d, i) INSN(BPF_ALU64 | (op) | BPF_K, d, 0, 0, i)
-#define ALU_REG(op, d, s) INSN(BPF_ALU64 | (op) | BPF_X, d, s, 0, 0)
-#define LDX(sz, d, s, o) INSN(BPF_LDX | (sz) | BPF_MEM, d, s, o, 0)
-#define STX(sz, d, s, o) INSN(BPF_STX | (sz) | BPF_MEM, d, s, o, 0)
-#define JMP_IMM(op, d, i, o) INSN(BPF_JMP | (op) | BPF_K, d, 0, o, i)
-#define JA(o)		INSN(BPF_JMP | BPF_JA, 0, 0, o, 0)
-#define CALL(id)	INSN(BPF_JMP | BPF_CALL, 0, 0, 0, id)
-#define EXIT()		INSN(BPF_JMP | BPF_EXIT, 0, 0, 0, 0)
 #define VOFF(f)		((int)offsetof(struct bval, f))
 #define COFF(f)		((int)offsetof(struct ublk_bpf_ctx, f))
-
-static int sys_bpf(int cmd, union bpf_attr *attr)
-{
-	return syscall(__NR_bpf, cmd, attr, sizeof(*attr));
-}
 
 static char vlog[1 << 16];
 
 static int load(const struct bpf_insn *insns, unsigned int n, int type)
 {
-	union bpf_attr attr;
-	int fd, tries;
-
-	memset(&attr, 0, sizeof(attr));
-	attr.prog_type = type;
-	attr.insns = (unsigned long)insns;
-	attr.insn_cnt = n;
-	attr.license = (unsigned long)"GPL";
-	attr.log_buf = (unsigned long)vlog;
-	attr.log_size = sizeof(vlog);
-	attr.log_level = 1;
-	/*
-	 * The verifier gives up with -EAGAIN when a signal is pending (task
-	 * work of a ring counts): load again, as libbpf does
-	 */
-	for (tries = 0; tries < 5; tries++) {
-		vlog[0] = 0;
-		fd = sys_bpf(BPF_PROG_LOAD, &attr);
-		if (fd >= 0 || errno != EAGAIN)
-			break;
-	}
-	return fd < 0 ? -errno : fd;
+	return uzc_bpf_load(insns, n, type, vlog, sizeof(vlog));
 }
 
 /* the generic program (see the top of the file); returns its length */
@@ -258,7 +220,7 @@ static int map_update(__u64 key, const struct bval *v)
 	attr.key = (unsigned long)&key;
 	attr.value = (unsigned long)v;
 	attr.flags = BPF_ANY;
-	return sys_bpf(BPF_MAP_UPDATE_ELEM, &attr) ? -errno : 0;
+	return uzc_sys_bpf(BPF_MAP_UPDATE_ELEM, &attr) ? -errno : 0;
 }
 
 static int map_lookup(__u64 key, struct bval *v)
@@ -269,7 +231,7 @@ static int map_lookup(__u64 key, struct bval *v)
 	attr.map_fd = map_fd;
 	attr.key = (unsigned long)&key;
 	attr.value = (unsigned long)v;
-	return sys_bpf(BPF_MAP_LOOKUP_ELEM, &attr) ? -errno : 0;
+	return uzc_sys_bpf(BPF_MAP_LOOKUP_ELEM, &attr) ? -errno : 0;
 }
 
 static int map_delete(__u64 key)
@@ -279,7 +241,7 @@ static int map_delete(__u64 key)
 	memset(&attr, 0, sizeof(attr));
 	attr.map_fd = map_fd;
 	attr.key = (unsigned long)&key;
-	return sys_bpf(BPF_MAP_DELETE_ELEM, &attr) ? -errno : 0;
+	return uzc_sys_bpf(BPF_MAP_DELETE_ELEM, &attr) ? -errno : 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -319,7 +281,7 @@ int bpf_setup(void)
 	attr.key_size = 8;
 	attr.value_size = sizeof(struct bval);
 	attr.max_entries = 4 * MAX_ENTRY;
-	map_fd = sys_bpf(BPF_MAP_CREATE, &attr);
+	map_fd = uzc_sys_bpf(BPF_MAP_CREATE, &attr);
 	if (map_fd < 0)
 		return -errno;
 	n = build(insns);
