@@ -480,6 +480,24 @@ TEST(add_refuses_recovery_and_get_data)
 }
 
 /*
+ * With UBLK_F_USER_COPY, ublk clears NEED_GET_DATA before the series
+ * checks the flags (6.12 does so without UBLK_F_BPF too): accepted, and
+ * the device has no NEED_GET_DATA (the letter's Errors say so)
+ */
+TEST(add_user_copy_drops_get_data)
+{
+	struct uzc_dev d;
+
+	memset(&d, 0, sizeof(d));
+	ASSERT_EQ(0, uzc_dev_add(&d, UBLK_F_BPF | UBLK_F_USER_COPY |
+				 UBLK_F_NEED_GET_DATA, DEPTH, UZC_ZC_MAX_IO,
+				 DEV_SIZE, true));
+	EXPECT_TRUE(d.flags & UBLK_F_BPF);
+	EXPECT_FALSE(d.flags & UBLK_F_NEED_GET_DATA);
+	uzc_dev_del(&d);
+}
+
+/*
  * UBLK_F_BPF on an unprivileged device: -EPERM; the same ADD_DEV without
  * it is accepted (and the device deleted again).
  */
