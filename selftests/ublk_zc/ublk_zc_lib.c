@@ -319,7 +319,8 @@ static void prep_io_cmd(struct uzc_dev *d, struct io_uring_sqe *sqe,
 	cmd->q_id = 0;
 	cmd->tag = tag;
 	cmd->result = res;
-	cmd->addr = 0;
+	cmd->addr = uzc_copy_bufs ?
+		(__u64)(uintptr_t)(uzc_copy_bufs + (size_t)tag * d->max_io) : 0;
 	/* UBLK_F_AUTO_BUF_REG: the slot of the tag's next request */
 	if (uzc_auto_buf_slots)
 		sqe->addr = tag | (__u64)uzc_auto_buf_flags << 16;
@@ -327,6 +328,7 @@ static void prep_io_cmd(struct uzc_dev *d, struct io_uring_sqe *sqe,
 
 unsigned int uzc_auto_buf_slots;
 __u8 uzc_auto_buf_flags;
+char *uzc_copy_bufs;
 int (*uzc_queue_ring_init)(struct uzc_dev *d);
 
 int uzc_queue_open(struct uzc_dev *d)
@@ -1369,8 +1371,7 @@ static int drop_sys_admin(void)
 	return 0;
 }
 
-/* control command @op of unprivileged device @d, naming its char device */
-static int ctrl_cmd_path(struct uzc_dev *d, __u32 op)
+int uzc_ctrl_cmd_path(struct uzc_dev *d, __u32 op, __u64 data0)
 {
 	struct ublksrv_ctrl_cmd *cmd;
 	struct io_uring_sqe *sqe;
@@ -1381,7 +1382,7 @@ static int ctrl_cmd_path(struct uzc_dev *d, __u32 op)
 	sqe = io_uring_get_sqe(&d->ctrl);
 	if (!sqe)
 		return -EBUSY;
-	prep_ctrl(d, sqe, op, 0, path, len);
+	prep_ctrl(d, sqe, op, data0, path, len);
 	cmd = (struct ublksrv_ctrl_cmd *)sqe->cmd;
 	cmd->dev_path_len = len;
 	return ctrl_run(d);
@@ -1390,9 +1391,11 @@ static int ctrl_cmd_path(struct uzc_dev *d, __u32 op)
 struct unpriv_answer {
 	int add, del;
 	__u64 flags;
+	int dev_id;
 };
 
-static void unprivileged_child(__u64 flags, struct unpriv_answer *a)
+/* ADD_DEV without CAP_SYS_ADMIN; then DEL_DEV unless @keep */
+static void unprivileged_child(__u64 flags, bool keep, struct unpriv_answer *a)
 {
 	struct ublksrv_ctrl_dev_info info;
 	struct uzc_dev d;
@@ -1416,16 +1419,17 @@ static void unprivileged_child(__u64 flags, struct unpriv_answer *a)
 	if (a->add)
 		return;
 	a->flags = info.flags;
-	d.dev_id = info.dev_id;
-	a->del = ctrl_cmd_path(&d, UBLK_U_CMD_DEL_DEV);
+	a->dev_id = d.dev_id = info.dev_id;
+	if (!keep)
+		a->del = uzc_ctrl_cmd_path(&d, UBLK_U_CMD_DEL_DEV, 0);
 }
 
-int uzc_unprivileged_add(__u64 flags, __u64 *got, int *del)
+static int unprivileged_add(__u64 flags, bool keep, struct unpriv_answer *a)
 {
-	struct unpriv_answer a = { .add = -ECHILD, .del = -ECHILD };
 	int p[2], status;
 	pid_t pid;
 
+	a->add = a->del = -ECHILD;
 	if (pipe(p))
 		return -errno;
 	pid = fork();
@@ -1436,17 +1440,41 @@ int uzc_unprivileged_add(__u64 flags, __u64 *got, int *del)
 	}
 	if (pid == 0) {
 		close(p[0]);
-		unprivileged_child(flags, &a);
-		_exit(write(p[1], &a, sizeof(a)) == sizeof(a) ? 0 : 1);
+		unprivileged_child(flags, keep, a);
+		_exit(write(p[1], a, sizeof(*a)) == sizeof(*a) ? 0 : 1);
 	}
 	close(p[1]);
-	if (read(p[0], &a, sizeof(a)) != sizeof(a))
-		a.add = a.del = -ECHILD;
+	if (read(p[0], a, sizeof(*a)) != sizeof(*a))
+		a->add = a->del = -ECHILD;
 	close(p[0]);
 	waitpid(pid, &status, 0);
+	return a->add;
+}
+
+int uzc_unprivileged_add(__u64 flags, __u64 *got, int *del)
+{
+	struct unpriv_answer a;
+	int ret = unprivileged_add(flags, false, &a);
+
 	*got = a.flags;
 	*del = a.del;
-	return a.add;
+	return ret;
+}
+
+int uzc_unprivileged_dev(struct uzc_dev *d, __u64 flags)
+{
+	struct unpriv_answer a;
+	int ret;
+
+	memset(d, 0, sizeof(*d));
+	d->dev_id = -1;
+	d->cdev_fd = -1;
+	ret = unprivileged_add(flags, true, &a);
+	if (ret)
+		return ret;
+	d->dev_id = a.dev_id;
+	d->flags = a.flags;
+	return 0;
 }
 
 void *uzc_pread_holder_fn(void *arg)

@@ -102,6 +102,13 @@ extern unsigned int uzc_auto_buf_slots;
 extern __u8 uzc_auto_buf_flags;
 
 /*
+ * A copy-mode device (neither USER_COPY nor zero copy): every FETCH and
+ * COMMIT_AND_FETCH names uzc_copy_bufs + tag * max_io as the tag's
+ * buffer.  NULL (the default) sends addr 0, as the other modes want.
+ */
+extern char *uzc_copy_bufs;
+
+/*
  * When set, uzc_queue_open() calls it to set up the queue ring d->q
  * (d->cdev_fd is open) instead of a plain ring of 2 * depth entries: a
  * server whose FETCHes share a ring of its own making (zc_fuzz).
@@ -433,5 +440,13 @@ int uzc_scm_pass(int fd);
  * requires): *@del is that result.
  */
 int uzc_unprivileged_add(__u64 flags, __u64 *got, int *del);
+/*
+ * The same child adds the device and leaves it to the caller (root), whose
+ * control commands on it must name its char device: uzc_ctrl_cmd_path(),
+ * DEL_DEV included.  0 or ADD_DEV's -errno.
+ */
+int uzc_unprivileged_dev(struct uzc_dev *d, __u64 flags);
+/* control command @op naming the char device, as unprivileged devices need */
+int uzc_ctrl_cmd_path(struct uzc_dev *d, __u32 op, __u64 data0);
 
 #endif
