@@ -248,37 +248,43 @@ intree_build() {
 	} > "$log" 2>&1 || { cat "$log"; return 1; }
 }
 
-# suite_run OUT V F TIMEOUT [VAR=VALUE...]: build kernel V/F, boot it and
-# run selftests/ublk_zc in the guest (within TIMEOUT seconds) with the
-# VARs set; the TAP goes to OUT/V-F.tap, where a failed build, a hung or
-# crashed guest or a kernel report counts as one failed test.  The guest
-# knows its variant (UBLK_ZC_VARIANT): what V must have and lacks fails
-# there instead of skipping.  For a variant listed in SUITE_INTREE the
-# suite runs from a copy in V's kernel tree, through kselftest's Makefile
-# (make -C tools/testing/selftests TARGETS=ublk_zc run_tests): the proof
-# that the directory stands alone, at no extra run of the suite.
-suite_run() {
-	local out=$1 v=$2 f=$3 tmo=$4 tap=$1/$2-$3.tap rc sum append reports
-	local intree=()
-	shift 4
+# suite_build OUT V F: build kernel V/F, and for a variant listed in
+# SUITE_INTREE the copy of selftests/ublk_zc in V's kernel tree, which the
+# suite then runs through kselftest's Makefile (make -C
+# tools/testing/selftests TARGETS=ublk_zc run_tests): the proof that the
+# directory stands alone, at no extra run of the suite.  A failure is one
+# failed test in OUT/V-F.tap (which this starts) and a non-zero return.
+suite_build() {
+	local out=$1 v=$2 f=$3 tap=$1/$2-$3.tap
 	: > "$tap"
 	stage_begin "kernel $v/$f"
 	if ! "$TOP/scripts/kernel-build" "$v" "$f"; then
 		step_failed "$tap" "kernel build $v/$f"
 		stage_end
-		return 0
+		return 1
 	fi
 	# after kernel-build: remaking the tree would remove the copy
 	# shellcheck disable=SC2086 # a list of variants
-	if in_list "$v" ${SUITE_INTREE:-}; then
-		if ! intree_build "$out" "$v"; then
-			step_failed "$tap" "in-tree kselftest build $v"
-			stage_end
-			return 0
-		fi
-		intree=(UBLK_ZC_INTREE=1)
+	if in_list "$v" ${SUITE_INTREE:-} && ! intree_build "$out" "$v"; then
+		step_failed "$tap" "in-tree kselftest build $v"
+		stage_end
+		return 1
 	fi
 	stage_end
+}
+
+# suite_test OUT V F TIMEOUT [VAR=VALUE...]: boot kernel V/F, built by
+# suite_build, and run selftests/ublk_zc in the guest (within TIMEOUT
+# seconds) with the VARs set; the TAP goes on in OUT/V-F.tap, where a
+# hung or crashed guest or a kernel report counts as one failed test.
+# The guest knows its variant (UBLK_ZC_VARIANT): what V must have and
+# lacks fails there instead of skipping.
+suite_test() {
+	local out=$1 v=$2 f=$3 tmo=$4 tap=$1/$2-$3.tap rc sum append reports
+	local intree=()
+	shift 4
+	# shellcheck disable=SC2086 # a list of variants
+	in_list "$v" ${SUITE_INTREE:-} && intree=(UBLK_ZC_INTREE=1)
 	stage_begin "tests $v/$f${intree:+ (in-tree)}"
 	# the debug flavor's soft-lockup detector: 120 s, not 20 s, under TCG
 	append=
@@ -314,4 +320,10 @@ suite_run() {
 	esac
 	echo "$v/$f: $("$TOP/scripts/tap-summary" "$tap")"
 	stage_end
+}
+
+# suite_run OUT V F TIMEOUT [VAR=VALUE...]: suite_build, then suite_test
+suite_run() {
+	suite_build "$1" "$2" "$3" && suite_test "$@"
+	return 0
 }
