@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # selftests/ublk_zc knows which kernel it runs on (UBLK_ZC_VARIANT, set
-# by lib.sh's suite_run): what that variant must have and lacks fails
+# by lib.sh's suite_test): what that variant must have and lacks fails
 # (exit 1) instead of skipping (exit 4); without the variable (by hand)
 # it still skips.  Host-side, in a private mount namespace whose /dev is
 # a tmpfs: "ublk" is absent, or a /dev/ublk-control that is /dev/null
