@@ -1429,6 +1429,7 @@ static int unprivileged_add(__u64 flags, bool keep, struct unpriv_answer *a)
 	int p[2], status;
 	pid_t pid;
 
+	memset(a, 0, sizeof(*a));
 	a->add = a->del = -ECHILD;
 	if (pipe(p))
 		return -errno;
