@@ -26,12 +26,13 @@ void trial_release(struct trial *t)
 	t->nr_metrics = 0;
 }
 
-int trial_set_metric(struct trial *t, const char *name, double value)
+/* Add or replace; NaN stands for "not available" (written as null). */
+static int put_metric(struct trial *t, const char *name, double value)
 {
 	struct trial_metric *m;
 	size_t i;
 
-	if (!isfinite(value) || !*name || strlen(name) >= TRIAL_STR_MAX)
+	if (!*name || strlen(name) >= TRIAL_STR_MAX)
 		return -EINVAL;
 	for (i = 0; i < t->nr_metrics; i++) {
 		if (!strcmp(t->metrics[i].name, name)) {
@@ -49,6 +50,16 @@ int trial_set_metric(struct trial *t, const char *name, double value)
 	return 0;
 }
 
+int trial_set_metric(struct trial *t, const char *name, double value)
+{
+	return isfinite(value) ? put_metric(t, name, value) : -EINVAL;
+}
+
+int trial_set_metric_na(struct trial *t, const char *name)
+{
+	return put_metric(t, name, NAN);
+}
+
 bool trial_get_metric(const struct trial *t, const char *name, double *value)
 {
 	size_t i;
@@ -56,7 +67,7 @@ bool trial_get_metric(const struct trial *t, const char *name, double *value)
 	for (i = 0; i < t->nr_metrics; i++) {
 		if (!strcmp(t->metrics[i].name, name)) {
 			*value = t->metrics[i].value;
-			return true;
+			return !isnan(*value);
 		}
 	}
 	return false;
@@ -246,6 +257,7 @@ static int parse_record(struct json_object *obj, struct trial *t,
 		{ "flavor", offsetof(struct trial, flavor) },
 		{ "path", offsetof(struct trial, path) },
 		{ "driver", offsetof(struct trial, driver) },
+		{ "skipped", offsetof(struct trial, skipped) },
 		{ "clock", offsetof(struct trial, clock) },
 		{ "accel", offsetof(struct trial, accel) },
 		{ "host", offsetof(struct trial, host) },
@@ -464,6 +476,7 @@ struct json_object *results_trial_to_json(const struct trial *t)
 	add_string(obj, "flavor", t->flavor);
 	add_string(obj, "path", t->path);
 	add_string(obj, "driver", t->driver);
+	add_string(obj, "skipped", t->skipped);
 	add_string(obj, "clock", t->clock);
 	add_string(obj, "accel", t->accel);
 	add_string(obj, "host", t->host);

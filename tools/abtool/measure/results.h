@@ -13,8 +13,12 @@
  *    "metrics":{"iops":60123.0,"lat_p99_us":410.0,...}}
  *
  * Only "schema" and "metrics" are required; "metrics" is an open map of
- * numbers (null means "not measured" and is skipped).  Unknown top-level
- * keys are ignored so newer writers stay readable.
+ * numbers (null means "not available": a counter that does not apply to
+ * the config, such as the SQEs of a server abtool does not run; skipped
+ * when read).  A cell a config cannot express (an external server
+ * without the target) is a record with "skipped":"why" and no metrics,
+ * so that a run's every config still has a record per cell.  Unknown
+ * top-level keys are ignored so newer writers stay readable.
  */
 #ifndef ABTOOL_RESULTS_H
 #define ABTOOL_RESULTS_H
@@ -50,6 +54,7 @@ struct trial {
 	char flavor[TRIAL_STR_MAX];	/* perf | debug */
 	char path[TRIAL_STR_MAX];	/* data path; "kernel": in-kernel driver */
 	char driver[TRIAL_STR_MAX];	/* that driver ("md-raid1"); "" for ublk */
+	char skipped[TRIAL_STR_MAX];	/* why the cell was not measured; "" */
 	char clock[TRIAL_STR_MAX];	/* wall | icount */
 	char accel[TRIAL_STR_MAX];	/* tcg | kvm | native */
 	char host[TRIAL_STR_MAX];
@@ -82,6 +87,12 @@ void trial_init(struct trial *t);
 void trial_release(struct trial *t);
 /* Add or replace a metric; -EINVAL for a non-finite value or long name. */
 int trial_set_metric(struct trial *t, const char *name, double value);
+/*
+ * Add or replace metric @name as not available (written as null): the
+ * metric exists for other configs of the run but not for this one.
+ */
+int trial_set_metric_na(struct trial *t, const char *name);
+/* false when @t has no metric @name or has it as not available */
 bool trial_get_metric(const struct trial *t, const char *name, double *value);
 
 void trial_set_init(struct trial_set *set);

@@ -70,7 +70,7 @@ static ssize_t strlist_find(const struct strlist *l, const char *s)
 }
 
 /* Add @s unless present; returns its index or -ENOMEM. */
-static ssize_t strlist_add(struct strlist *l, const char *s)
+ssize_t report_strlist_add(struct strlist *l, const char *s)
 {
 	ssize_t i = strlist_find(l, s);
 	char **v;
@@ -85,6 +85,11 @@ static ssize_t strlist_add(struct strlist *l, const char *s)
 	if (!v[l->nr])
 		return -ENOMEM;
 	return (ssize_t)l->nr++;
+}
+
+static ssize_t strlist_add(struct strlist *l, const char *s)
+{
+	return report_strlist_add(l, s);
 }
 
 static void strlist_free(struct strlist *l)
@@ -418,7 +423,7 @@ struct placement {
 	size_t cell, column;
 };
 
-static bool cell_equal(const struct trial_cell *a, const struct trial_cell *b)
+bool report_cell_equal(const struct trial_cell *a, const struct trial_cell *b)
 {
 	return !strcmp(a->target, b->target) && a->legs == b->legs &&
 	       !strcmp(a->backing, b->backing) &&
@@ -433,7 +438,7 @@ static ssize_t add_cell(struct report *r, const struct trial_cell *key)
 	size_t i;
 
 	for (i = 0; i < r->nr_cells; i++)
-		if (cell_equal(&r->cells[i].key, key))
+		if (report_cell_equal(&r->cells[i].key, key))
 			return (ssize_t)i;
 	cells = realloc(r->cells, (r->nr_cells + 1) * sizeof(*cells));
 	if (!cells)
@@ -1112,6 +1117,11 @@ int report_build(const struct trial_set *all, const struct report_opts *opts,
 		return ret;
 	ret = build(&view, opts, out, err, errlen);
 	report_release_view(&view);
+	if (!ret && report_note_skipped(all, opts, &(*out)->not_measured)) {
+		report_free(*out);
+		*out = NULL;
+		ret = set_err(err, errlen, -ENOMEM, "out of memory");
+	}
 	return ret;
 }
 
@@ -1214,6 +1224,7 @@ void report_free(struct report *r)
 		free(r->cells[i].label);
 	free(r->cells);
 	strlist_free(&r->files);
+	strlist_free(&r->not_measured);
 	env_free(&r->env);
 	free(r->command);
 	free(r);

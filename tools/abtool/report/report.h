@@ -34,6 +34,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "hodges_lehmann.h"
 #include "metrics.h"
@@ -151,6 +152,13 @@ struct report {
 	bool mixed_env;			/* accels, flavors or vCPUs differ */
 	bool show_ci;
 	char *command;			/* NULL: not known */
+	/*
+	 * The cells configs did not measure (abtool run's "skipped" records:
+	 * an external server without the target), one line per config and
+	 * reason: "upstream/kublk-z: 8 cells: kublk has no mirror target".
+	 * Their entries are empty, as any missing trial's.
+	 */
+	struct strlist not_measured;
 	struct report_column *columns;	/* [0] is the baseline */
 	size_t nr_columns;
 	struct report_cell *cells;
@@ -205,6 +213,16 @@ int report_select_configs(const struct trial_set *set,
 			  const struct report_opts *opts,
 			  struct trial_set *view, char *err, size_t errlen);
 void report_release_view(struct trial_set *view);
+/* Whether --configs shows config @label (every config without a list). */
+bool report_config_selected(const struct report_opts *opts, const char *label);
+
+/*
+ * Into @notes, one line per (config, reason) of the "skipped" records of
+ * @set that opts->configs selects: "CONFIG: N cells: REASON".  0 or
+ * -ENOMEM.
+ */
+int report_note_skipped(const struct trial_set *set,
+			const struct report_opts *opts, struct strlist *notes);
 
 const struct report_format *report_format_find(const char *name);
 /* Write @r in format @name; -EINVAL for an unknown format, -EIO. */
@@ -235,6 +253,9 @@ void report_fmt_number(double v, char *buf, size_t len);
 const char *report_verdict_name(enum report_verdict v);
 /* "A".."Z", then "AA".. : the short name of column @i */
 void report_column_letter(size_t i, char *buf, size_t len);
+/* Add @s to @l unless present; its index, or -ENOMEM. */
+ssize_t report_strlist_add(struct strlist *l, const char *s);
+bool report_cell_equal(const struct trial_cell *a, const struct trial_cell *b);
 /* "a, b, c" into @buf */
 void report_join(const struct strlist *l, const char *sep,
 		 char *buf, size_t len);

@@ -14,10 +14,12 @@
 
 #define LABEL_MAX	(2 * TRIAL_STR_MAX + 2)
 
-static bool listed(const struct report_opts *opts, const char *label)
+bool report_config_selected(const struct report_opts *opts, const char *label)
 {
 	size_t i;
 
+	if (!opts->nr_configs)
+		return true;
 	for (i = 0; i < opts->nr_configs; i++)
 		if (!strcmp(opts->configs[i], label))
 			return true;
@@ -102,8 +104,12 @@ int report_select_configs(const struct trial_set *set,
 		return set_err(err, errlen, -ENOMEM, "out of memory");
 	view->cap = set->nr;
 	trial_set_for_each(set, t) {
+		/* a cell the config could not measure is a note, not data
+		 * (report_note_skipped()) */
+		if (*t->skipped)
+			continue;
 		report_config_label(t, opts->by, label, sizeof(label));
-		if (!opts->nr_configs || listed(opts, label))
+		if (report_config_selected(opts, label))
 			view->trials[view->nr++] = *t;	/* shares metrics */
 	}
 	/* the inputs are the inputs, selected from or not */

@@ -60,6 +60,8 @@ static struct json_object *header_json(const struct report *r)
 			       str(r->columns[r->ref_column].label) : NULL);
 	json_object_object_add(o, "alpha", num(r->alpha));
 	json_object_object_add(o, "env", env_json(&r->env));
+	json_object_object_add(o, "not_measured",
+			       strlist_json(&r->not_measured));
 	json_object_object_add(o, "mixed_clock",
 			       json_object_new_boolean(r->mixed_clock));
 	json_object_object_add(o, "mixed_env",

@@ -28,6 +28,22 @@ static void put_item(FILE *out, const char *key, const struct strlist *l)
 	fputs(l->nr ? "\n" : "unknown\n", out);
 }
 
+/* The cells configs could not serve (report_note_skipped()), if any. */
+static void put_not_measured(FILE *out, const struct strlist *l)
+{
+	size_t i;
+
+	if (!l->nr)
+		return;
+	fputs("- **not measured** (the config cannot serve the cell; its "
+	      "entries show -): ", out);
+	for (i = 0; i < l->nr; i++) {
+		fputs(i ? "; " : "", out);
+		put_md(out, l->v[i]);
+	}
+	fputs("\n", out);
+}
+
 static void put_header(FILE *out, const struct report *r)
 {
 	fprintf(out, "# abtool compare\n\n");
@@ -57,6 +73,7 @@ static void put_header(FILE *out, const struct report *r)
 	if (*r->env.date_first)
 		fprintf(out, "- **dates:** %s .. %s\n", r->env.date_first,
 			r->env.date_last);
+	put_not_measured(out, &r->not_measured);
 	fprintf(out, "- **statistics:** median ± spread (half the IQR, %% of "
 		"the median) and n (trials) per cell; delta of the medians vs "
 		"the baseline, in bold where the two-sided Mann-Whitney U test "

@@ -175,6 +175,11 @@ static void put_header(FILE *out, const struct report *r)
 		putf(out, 8, "  %-2s %-*s  n=%s%s", letter, label_w,
 		     col->label, n, c ? "" : "  (baseline)");
 	}
+	if (r->not_measured.nr)
+		fputs("not measured (the config cannot serve the cell; its "
+		      "entries show -):\n", out);
+	for (c = 0; c < r->not_measured.nr; c++)
+		putf(out, 8, "  %s", r->not_measured.v[c]);
 	putf(out, INDENT, "statistics: median +-spread (half the IQR, %% of "
 	     "the median); delta of the medians vs A where a two-sided "
 	     "Mann-Whitney U test (exact, ties at mid-ranks) gives p < %g "

@@ -1521,4 +1521,84 @@ TEST(backing_is_part_of_the_cell)
 	trial_set_release(&set);
 }
 
+/* @n "skipped" records of one config in one cell (abtool run's kublk rows) */
+static void add_skipped(struct trial_set *set, const char *variant,
+			const char *path, const struct trial_cell *cell, int n,
+			const char *why)
+{
+	struct trial t;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		trial_init(&t);
+		snprintf(t.variant, sizeof(t.variant), "%s", variant);
+		snprintf(t.path, sizeof(t.path), "%s", path);
+		snprintf(t.skipped, sizeof(t.skipped), "%s", why);
+		strcpy(t.clock, "icount");
+		strcpy(t.accel, "tcg");
+		strcpy(t.flavor, "perf");
+		t.boot = 0;
+		t.trial = i;
+		t.cell = *cell;
+		trial_set_add(set, &t);
+	}
+}
+
+/*
+ * A cell a config cannot serve: no data in the table (not pooled, n
+ * unchanged), and the header says which config, how many cells, why.
+ */
+TEST(skipped_cells_are_noted_not_pooled)
+{
+	struct trial_cell null = make_cell("null", 1, "randread", 4096, 16, 1);
+	struct trial_cell m2 = make_cell("mirror", 2, "randwrite", 65536, 16, 1);
+	struct trial_cell m4 = make_cell("mirror", 4, "randwrite", 65536, 16, 1);
+	const char *why = "kublk has no mirror target";
+	const char *only[] = { "upstream/copy" };
+	struct report_opts opts;
+	struct trial_set set;
+	struct report *r;
+	char *text, *md, *json;
+
+	trial_set_init(&set);
+	add_trials(&set, "upstream", "copy", &null, 4, 1000, 1, &icount_tcg);
+	add_trials(&set, "upstream", "copy", &m2, 4, 1000, 1, &icount_tcg);
+	add_trials(&set, "upstream", "copy", &m4, 4, 1000, 1, &icount_tcg);
+	add_trials(&set, "upstream", "kublk-z", &null, 4, 1000, 1.1,
+		   &icount_tcg);
+	add_skipped(&set, "upstream", "kublk-z", &m2, 4, why);
+	add_skipped(&set, "upstream", "kublk-z", &m4, 4, why);
+	r = build(_metadata, &set, NULL);
+	ASSERT_NE(NULL, r);
+	EXPECT_EQ(3, r->nr_cells);
+	ASSERT_EQ(2, r->nr_columns);
+	EXPECT_EQ(4, r->columns[1].n_min);
+	EXPECT_EQ(4, r->columns[1].n_max);
+	ASSERT_EQ(1, r->not_measured.nr);
+	EXPECT_STREQ("upstream/kublk-z: 2 cells: kublk has no mirror target",
+		     r->not_measured.v[0]);
+	EXPECT_EQ(0, report_entry(r, &r->metrics[0], 1, 1)->sum.n);
+	text = emit(r, "text");
+	md = emit(r, "markdown");
+	json = emit(r, "json");
+	EXPECT_NE(NULL, strstr(text, "not measured"));
+	EXPECT_NE(NULL, strstr(text, "upstream/kublk-z: 2 cells: kublk has no"));
+	EXPECT_NE(NULL, strstr(md, "**not measured**"));
+	EXPECT_NE(NULL, strstr(json, "\"not_measured\""));
+	free(text);
+	free(md);
+	free(json);
+	report_free(r);
+
+	/* --configs without the config: no note */
+	report_opts_init(&opts);
+	opts.configs = only;
+	opts.nr_configs = 1;
+	r = build(_metadata, &set, &opts);
+	ASSERT_NE(NULL, r);
+	EXPECT_EQ(0, r->not_measured.nr);
+	report_free(r);
+	trial_set_release(&set);
+}
+
 TEST_HARNESS_MAIN

@@ -67,6 +67,7 @@ static void expect_same(struct __test_metadata *_metadata,
 	EXPECT_EQ(a->cell.legs, b->cell.legs);
 	EXPECT_STREQ(a->cell.backing, b->cell.backing);
 	EXPECT_STREQ(a->driver, b->driver);
+	EXPECT_STREQ(a->skipped, b->skipped);
 	EXPECT_STREQ(a->cell.rw, b->cell.rw);
 	EXPECT_EQ(a->cell.bs, b->cell.bs);
 	EXPECT_EQ(a->cell.iodepth, b->cell.iodepth);
@@ -362,6 +363,43 @@ TEST(metrics_replace_and_reject_non_finite)
 	EXPECT_EQ(-EINVAL, trial_set_metric(&t, "", 1));
 	EXPECT_EQ(1, t.nr_metrics);
 	trial_release(&t);
+}
+
+/*
+ * An external server's record: a counter abtool cannot take from it is
+ * null (not available), not 0, and reads back as absent; a cell it
+ * cannot serve is a record with "skipped" and no metrics.
+ */
+TEST(not_available_metrics_and_skipped_cells)
+{
+	struct trial t, back;
+	char *buf = NULL, err[256];
+	size_t len = 0;
+	FILE *f;
+	double v;
+
+	trial_init(&t);
+	strcpy(t.path, "kublk-z");
+	strcpy(t.skipped, "kublk has no mirror target");
+	EXPECT_EQ(0, trial_set_metric(&t, "iops", 5));
+	EXPECT_EQ(0, trial_set_metric_na(&t, "sqes_per_io"));
+	EXPECT_FALSE(trial_get_metric(&t, "sqes_per_io", &v));
+	EXPECT_TRUE(trial_get_metric(&t, "iops", &v));
+	EXPECT_EQ(-EINVAL, trial_set_metric_na(&t, ""));
+	f = open_memstream(&buf, &len);
+	ASSERT_NE(NULL, f);
+	ASSERT_EQ(0, results_write_trial(f, &t));
+	fclose(f);
+	EXPECT_NE(NULL, strstr(buf, "\"sqes_per_io\":null"));
+	EXPECT_NE(NULL, strstr(buf, "\"skipped\":\"kublk has no mirror target\""));
+	ASSERT_EQ(0, results_parse_line(buf, &back, err, sizeof(err)))
+		TH_LOG("%s", err);
+	EXPECT_STREQ("kublk has no mirror target", back.skipped);
+	EXPECT_EQ(1, back.nr_metrics);
+	EXPECT_FALSE(trial_get_metric(&back, "sqes_per_io", &v));
+	trial_release(&back);
+	trial_release(&t);
+	free(buf);
 }
 
 TEST_HARNESS_MAIN
