@@ -6,15 +6,25 @@ set -euo pipefail
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${BUILD:-$TOP/build}
+# The variants, their kernel bases and data paths: one line each in
+# selftests/ublk_zc/variants (the suite reads the same file).
 # VARIANTS_ALL: the default matrices (make check, make ab, make stress,
 # make lint, make kernels).  VARIANTS_EXTRA: variants the scripts know and
 # build, test and measure when named (CHECK_MATRIX="regbuf/debug",
 # ab --variants base,regbuf, STRESS_VARIANTS=regbuf, scripts/lint regbuf,
 # make kernels VARIANTS=regbuf) or with CHECK_MATRIX=all, but that the
 # default runs leave out: make check has a 60-minute budget (docs/testing.md, "Budget").
-# make ab measures them by default: regbuf is the design Linux merged.
-VARIANTS_ALL=(base splice-rsrc fused bpf)
-VARIANTS_EXTRA=(regbuf)
+VARIANTS_FILE=$TOP/selftests/ublk_zc/variants
+# variants_read RE: the variants whose matrix column matches RE, in file order
+variants_read() {
+	awk -v m="^$1\$" '!/^#/ && NF >= 4 && $3 ~ m { print $1 }' "$VARIANTS_FILE"
+}
+mapfile -t VARIANTS_ALL < <(variants_read '(check|default)')
+mapfile -t VARIANTS_EXTRA < <(variants_read extra)
+# CHECK_VARIANTS: make check's default kernels (matrix "check")
+mapfile -t CHECK_VARIANTS < <(variants_read check)
+# the kernel bases (patches/BASE-<base>)
+BASES_ALL=(6.12 7.3)
 FLAVORS_ALL=(perf debug)
 
 # The step currently running, printed on failure.
@@ -30,11 +40,12 @@ die() {
 	exit 1
 }
 
-# Series files of a variant, cover letter excluded, in apply order.
+# Series files of a variant, cover letter excluded, in apply order.  A
+# stock variant (base, upstream: the kernel as its base ships it) has no
+# patches/VARIANT directory.
 series_patches() {
 	local dir=$TOP/patches/$1
-	[ "$1" = base ] && return 0
-	[ -d "$dir" ] || die "no patch directory patches/$1"
+	[ -d "$dir" ] || return 0
 	find "$dir" -maxdepth 1 -name '[0-9][0-9][0-9][0-9]-*.patch' \
 		! -name '0000-*' | sort
 }
@@ -52,31 +63,48 @@ valid_variant() {
 		die "unknown variant '$1' (known: ${VARIANTS_ALL[*]} ${VARIANTS_EXTRA[*]})"
 }
 
-# variant_has_patches V: base always; another variant once its series
-# holds a patch (before that, builds, tests and measurements skip it)
+# variant_is_stock V: V is its base's kernel as shipped (base: Debian's
+# 6.12, upstream: 7.3), with no patches/V directory
+variant_is_stock() { [ ! -d "$TOP/patches/$1" ]; }
+# variant_has_patches V: a stock variant always; another variant once its
+# series holds a patch (before that, builds, tests and measurements skip it)
 variant_has_patches() {
-	[ "$1" = base ] || [ -n "$(series_patches "$1")" ]
+	variant_is_stock "$1" || [ -n "$(series_patches "$1")" ]
 }
 
-# variant_paths V: the data paths kernel variant V must have (the same
-# table as selftests/ublk_zc: common.sh and ublk_zc_lib.c)
-variant_paths() {
+# variant_field V N: field N of variant V's line in the registry
+variant_field() {
+	local f
+	f=$(awk -v v="$1" -v n="$2" '!/^#/ && $1 == v {
+		s = $n; for (i = n + 1; n == 4 && i <= NF; i++) s = s " " $i
+		print s; exit }' "$VARIANTS_FILE")
+	[ -n "$f" ] || die "variant '$1' is not in $VARIANTS_FILE"
+	echo "$f"
+}
+# variant_paths V: the data paths kernel variant V must have
+variant_paths() { variant_field "$1" 4; }
+# variant_base V: the kernel base V's series applies to (6.12, 7.3)
+variant_base() { variant_field "$1" 2; }
+
+valid_base() {
+	in_list "$1" "${BASES_ALL[@]}" ||
+		die "unknown kernel base '$1' (known: ${BASES_ALL[*]})"
+}
+# pristine_dir BASE: the git tree of BASE's unpatched source, of which
+# every variant tree of that base is a worktree
+pristine_dir() {
 	case $1 in
-	base) echo copy user_copy ;;
-	splice-rsrc) echo copy user_copy splice autolend ;;
-	fused) echo copy user_copy fused ;;
-	regbuf) echo copy user_copy regbuf autobuf ;;
-	bpf) echo copy user_copy bpf ;;
-	*) die "no data paths known for variant '$1'" ;;
+	6.12) echo "$BUILD/trees/pristine" ;;
+	*) echo "$BUILD/trees/pristine-$1" ;;
 	esac
 }
 
 # check_default_matrix DEBUG...: make check's kernels, on one line:
-# base/perf, then every other variant of VARIANTS_ALL on its debug
+# base/perf, then every other variant of CHECK_VARIANTS on its debug
 # flavor if it is one of DEBUG, else on its perf flavor
 check_default_matrix() {
 	local v m=base/perf
-	for v in "${VARIANTS_ALL[@]}"; do
+	for v in "${CHECK_VARIANTS[@]}"; do
 		[ "$v" = base ] && continue
 		if in_list "$v" "$@"; then m+=" $v/debug"; else m+=" $v/perf"; fi
 	done
@@ -133,12 +161,17 @@ stage_report() {
 }
 
 # setup_stages: the stages every job (check, stress, ab) runs before its
-# own: apt packages, kernel source, and the base kernel's uapi headers,
+# own: apt packages, kernel source of every base, and the base kernel's uapi headers,
 # which abtool and the selftests build against (they probe the series at
 # run time, so one binary runs on every variant)
 setup_stages() {
 	stage_begin "deps"; "$TOP/scripts/deps"; stage_end
-	stage_begin "kernel source"; "$TOP/scripts/kernel-source" >/dev/null; stage_end
+	local b
+	for b in "${BASES_ALL[@]}"; do
+		stage_begin "kernel source $b"
+		"$TOP/scripts/kernel-source" "$b" >/dev/null
+		stage_end
+	done
 	stage_begin "headers base"; "$TOP/scripts/kernel-headers" base; stage_end
 }
 
@@ -248,6 +281,35 @@ intree_build() {
 	} > "$log" 2>&1 || { cat "$log"; return 1; }
 }
 
+# upstream_suite_make V ARGS...: make in V's tools/testing/selftests for
+# upstream's own ublk target (kublk and its test_*.sh, on a 7.3-based
+# variant), against V's uapi headers: the Makefile looks for them in the
+# tree's usr/include, which an O= build does not fill, and kublk needs two
+# liburing 2.4 functions Debian 12's liburing 2.3 lacks
+# (selftests/upstream/liburing_compat.h)
+upstream_suite_make() {
+	local v=$1
+	shift
+	make -s -C "$(tree_dir "$v")/tools/testing/selftests" TARGETS=ublk \
+		USERCFLAGS="-isystem $(headers_dir "$v")/include -include $TOP/selftests/upstream/liburing_compat.h" \
+		"$@"
+}
+
+# upstream_suite_build OUT V: build upstream's ublk selftests in V's tree
+# on the host (the guest cannot write the tree); log in
+# OUT/upstream-suite-V-build.log
+upstream_suite_build() {
+	local log=$1/upstream-suite-$2-build.log
+	{
+		"$TOP/scripts/kernel-headers" "$2" &&
+		upstream_suite_make "$2" -j"$(nproc)"
+	} > "$log" 2>&1 || { cat "$log"; return 1; }
+}
+
+# has_upstream_suite V: V's kernel tree carries upstream's ublk selftests
+# (a 7.3-based variant), which make check runs beside ours
+has_upstream_suite() { [ "$(variant_base "$1")" = 7.3 ]; }
+
 # suite_build OUT V F: build kernel V/F, and for a variant listed in
 # SUITE_INTREE the copy of selftests/ublk_zc in V's kernel tree, which the
 # suite then runs through kselftest's Makefile (make -C
@@ -270,6 +332,11 @@ suite_build() {
 		stage_end
 		return 1
 	fi
+	if has_upstream_suite "$v" && ! upstream_suite_build "$out" "$v"; then
+		step_failed "$tap" "upstream ublk selftests build $v"
+		stage_end
+		return 1
+	fi
 	stage_end
 }
 
@@ -281,18 +348,20 @@ suite_build() {
 # lacks fails there instead of skipping.
 suite_test() {
 	local out=$1 v=$2 f=$3 tmo=$4 tap=$1/$2-$3.tap rc sum append reports
-	local intree=()
+	local genv=() label=
 	shift 4
 	# shellcheck disable=SC2086 # a list of variants
-	in_list "$v" ${SUITE_INTREE:-} && intree=(UBLK_ZC_INTREE=1)
-	stage_begin "tests $v/$f${intree:+ (in-tree)}"
+	in_list "$v" ${SUITE_INTREE:-} && genv=(UBLK_ZC_INTREE=1) label+=" (in-tree)"
+	has_upstream_suite "$v" &&
+		genv+=(UBLK_ZC_UPSTREAM_SUITE=1) label+=" (+ upstream's selftests/ublk)"
+	stage_begin "tests $v/$f$label"
 	# the debug flavor's soft-lockup detector: 120 s, not 20 s, under TCG
 	append=
 	[ "$f" = debug ] && append=watchdog_thresh=60
 	set +e
 	"$TOP/scripts/vm-run" --timeout "$tmo" --dir "$out/vm-$v-$f" \
 		${append:+--append "$append"} "$(kernel_image "$v" "$f")" -- \
-		env UBLK_ZC_VARIANT="$v" UBLK_ZC_FLAVOR="$f" "${intree[@]}" "$@" \
+		env UBLK_ZC_VARIANT="$v" UBLK_ZC_FLAVOR="$f" "${genv[@]}" "$@" \
 		"$TOP/scripts/guest-tests" \
 		| tee -a "$tap"
 	rc=${PIPESTATUS[0]}

@@ -15,8 +15,24 @@
 src=${AB_SCRIPTS:-$TOP/scripts}
 F=$T_TMP/top
 
-mkdir -p "$F/scripts" "$F/tools/abtool"
+mkdir -p "$F/scripts" "$F/tools/abtool" "$F/selftests/ublk_zc"
 cp "$src/ab" "$src/ab-progress" "$src/lib.sh" "$F/scripts/"
+# the registry: the stub's own, so that these cases follow its lines;
+# splice-rsrc and fused have a patch, bpf and regbuf none yet, base and
+# upstream are stock (no patch directory)
+printf '%s\t%s\t%s\t%s\n' base 6.12 check "copy user_copy" \
+	splice-rsrc 6.12 check "copy user_copy splice autolend" \
+	fused 6.12 default "copy user_copy fused" \
+	bpf 6.12 default "copy user_copy bpf" \
+	regbuf 6.12 extra "copy user_copy regbuf autobuf" \
+	upstream 7.3 check "copy user_copy regbuf autobuf" \
+	> "$F/selftests/ublk_zc/variants"
+series_dirs() {
+	rm -rf "$F/patches"
+	mkdir -p "$F"/patches/{splice-rsrc,fused,bpf,regbuf}
+	for v in splice-rsrc fused "$@"; do : > "$F/patches/$v/0001-x.patch"; done
+}
+series_dirs
 for s in deps kernel-headers kernel-build; do
 	printf '#!/bin/sh\nexit 0\n' > "$F/scripts/$s"
 done
@@ -157,12 +173,11 @@ t_is "the progress board is removed" "$(ls -A "$T_TMP/tmp")" ""
 ab allp "${V[@]}" --all-paths
 t_is "--all-paths: copy and user_copy on every kernel too" \
 	"$(paths_of allp)" "base copy,user_copy,kernel fused copy,user_copy,fused splice-rsrc copy,user_copy,splice,autolend "
-mkdir -p "$F"/patches/{splice-rsrc,fused,regbuf}
-for v in splice-rsrc fused regbuf; do : > "$F/patches/$v/0001-x.patch"; done
+series_dirs regbuf
 ab dflt
-t_is "by default every variant with patches, regbuf (VARIANTS_EXTRA) too" \
-	"$(paths_of dflt)" "base copy,user_copy,kernel fused fused regbuf regbuf,autobuf splice-rsrc user_copy,splice,autolend "
-rm -r "$F/patches"
+t_is "by default every variant with patches, regbuf (VARIANTS_EXTRA) too; each stock kernel its own reference rows" \
+	"$(paths_of dflt)" "base copy,user_copy,kernel fused fused regbuf regbuf,autobuf splice-rsrc user_copy,splice,autolend upstream copy,user_copy,regbuf,autobuf,kernel "
+series_dirs
 
 ab seeds --variants base,fused --boots 3 --trials 2 --seed 100
 t_is "--seed S: boot b of every kernel gets S + b*trials" \

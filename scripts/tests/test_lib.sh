@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# scripts/lib.sh as the one place of the variant and flavor lists, the
+# scripts/lib.sh as the one reader of the variant registry
+# (selftests/ublk_zc/variants) and the place of the flavor list, the
 # kernel build environment and the stages every job shares: the
-# validators follow VARIANTS_ALL and FLAVORS_ALL, `make kernels` builds
-# what lib.sh lists (a variant added there alone is built), and the
+# validators follow the registry and FLAVORS_ALL, `make kernels` builds
+# what the registry lists (a variant added there alone is built), and the
 # setup stages and their report on stub scripts.
 # LIB_SCRIPTS=DIR tests another copy of lib.sh, scripts/kernels and the
 # Makefile (DIR/../Makefile).
@@ -13,16 +14,20 @@ F=$T_TMP/top
 
 # stub tree: the real lib.sh, kernels and Makefile; kernel-build, deps,
 # kernel-source and kernel-headers only say they ran; splice-rsrc has a
-# patch, fused only its cover letter
-mkdir -p "$F/scripts" "$F/patches/splice-rsrc" "$F/patches/fused"
+# patch, fused and bpf only their cover letters; base and upstream are
+# stock (no patch directory)
+mkdir -p "$F/scripts" "$F/patches/splice-rsrc" "$F/patches/fused" \
+	"$F/patches/bpf" "$F/selftests/ublk_zc"
 cp "$src/lib.sh" "$src/kernels" "$F/scripts/"
+cp "$src/../selftests/ublk_zc/variants" "$F/selftests/ublk_zc/"
 cp "$src/../Makefile" "$F/"
 for s in deps kernel-source kernel-headers kernel-build; do
 	# shellcheck disable=SC2016 # the stub expands them
 	printf '#!/bin/sh\necho "%s $*" >> "$STUB_LOG"\n' "$s" > "$F/scripts/$s"
 done
 chmod +x "$F"/scripts/*
-touch "$F/patches/splice-rsrc/0001-a.patch" "$F/patches/fused/0000-cover-letter.patch"
+touch "$F/patches/splice-rsrc/0001-a.patch" "$F/patches/fused/0000-cover-letter.patch" \
+	"$F/patches/bpf/0000-cover-letter.patch"
 
 # in_lib CMD: CMD in a shell that sourced the stub tree's lib.sh
 in_lib() {
@@ -53,7 +58,7 @@ kernels() {
 	return $rc
 }
 
-t_plan 15
+t_plan 18
 # shellcheck disable=SC2016 # in_lib's shell expands them
 t_ok "valid_flavor accepts every flavor of FLAVORS_ALL" \
 	lib_ok 'for f in "${FLAVORS_ALL[@]}"; do valid_flavor "$f"; done'
@@ -62,18 +67,26 @@ t_ok "valid_flavor follows FLAVORS_ALL (a flavor added there is valid)" \
 t_ok "valid_flavor rejects a flavor not in FLAVORS_ALL, naming the known ones" \
 	rejects "valid_flavor fast" "unknown flavor 'fast' (known: perf debug)"
 t_ok "valid_variant rejects a variant it does not know, naming the known ones" \
-	rejects "valid_variant nope" "unknown variant 'nope' (known: base splice-rsrc fused bpf regbuf)"
+	rejects "valid_variant nope" "unknown variant 'nope' (known: base splice-rsrc fused bpf upstream regbuf)"
 
 t_is "make check's default: base/perf, the named variants on debug, the others on perf" \
-	"$(in_lib 'check_default_matrix splice-rsrc')" "base/perf splice-rsrc/debug fused/perf bpf/perf"
+	"$(in_lib 'check_default_matrix splice-rsrc')" "base/perf splice-rsrc/debug upstream/perf"
 t_is "make check's default with no debug variant: every kernel perf" \
-	"$(in_lib 'check_default_matrix')" "base/perf splice-rsrc/perf fused/perf bpf/perf"
+	"$(in_lib 'check_default_matrix')" "base/perf splice-rsrc/perf upstream/perf"
 t_is "make check's default with two debug variants" \
-	"$(in_lib 'check_default_matrix fused bpf')" "base/perf splice-rsrc/perf fused/debug bpf/debug"
+	"$(in_lib 'check_default_matrix splice-rsrc upstream')" "base/perf splice-rsrc/debug upstream/debug"
+t_is "the registry: its matrix column makes the lists, in file order" \
+	"$(in_lib 'echo "${VARIANTS_ALL[*]}|${VARIANTS_EXTRA[*]}|${CHECK_VARIANTS[*]}"')" \
+	"base splice-rsrc fused bpf upstream|regbuf|base splice-rsrc upstream"
+t_is "the registry: a variant's base and data paths" \
+	"$(in_lib 'variant_base upstream; variant_base fused; variant_paths splice-rsrc')" \
+	"$(printf '7.3\n6.12\ncopy user_copy splice autolend')"
+t_ok "the registry: a variant it does not list has no data paths" \
+	rejects "variant_paths nope" "variant 'nope' is not in"
 
 kernels all
 t_is "make kernels: every variant with patches in every flavor" \
-	"$?:$(cat "$T_TMP/all.built")" "0:base/perf base/debug splice-rsrc/perf splice-rsrc/debug "
+	"$?:$(cat "$T_TMP/all.built")" "0:base/perf base/debug splice-rsrc/perf splice-rsrc/debug upstream/perf upstream/debug "
 t_ok "make kernels: a variant without patches is named and skipped" \
 	grep -q "variant fused: no patches yet, not built" "$T_TMP/all.out"
 kernels some VARIANTS=splice-rsrc FLAVORS=debug
@@ -82,20 +95,20 @@ t_is "make kernels VARIANTS=... FLAVORS=...: only those" \
 kernels bad VARIANTS="base nope"
 t_is "make kernels: an unknown variant fails before any build" \
 	"$?:$(cat "$T_TMP/bad.built")" "2:"
-sed -i 's/^VARIANTS_ALL=(\(.*\))/VARIANTS_ALL=(\1 regbuf)/' "$F/scripts/lib.sh"
-mkdir -p "$F/patches/regbuf" && touch "$F/patches/regbuf/0001-b.patch"
+printf 'sixth\t6.12\tdefault\tcopy\n' >> "$F/selftests/ublk_zc/variants"
+mkdir -p "$F/patches/sixth" && touch "$F/patches/sixth/0001-b.patch"
 kernels added FLAVORS=perf
-t_is "make kernels: a variant added to lib.sh alone is built" \
-	"$?:$(cat "$T_TMP/added.built")" "0:base/perf splice-rsrc/perf regbuf/perf "
+t_is "make kernels: a variant added to the registry alone is built" \
+	"$?:$(cat "$T_TMP/added.built")" "0:base/perf splice-rsrc/perf upstream/perf sixth/perf "
 
 # shellcheck disable=SC2016
 t_is "kbuild_env: ccache relative to build/trees, fixed build stamps" \
 	"$(in_lib 'kbuild_env; env' | grep -E '^(CCACHE_BASEDIR|KBUILD_BUILD_USER)=' | sort | tr '\n' ' ')" \
 	"CCACHE_BASEDIR=$F/build/trees KBUILD_BUILD_USER=ublkzc "
 report=$(STUB_LOG=$T_TMP/setup.log in_lib 'stages_start; setup_stages; stage_report' 2> /dev/null)
-t_is "setup_stages: deps, kernel source, base headers, in that order" \
-	"$(tr '\n' ' ' < "$T_TMP/setup.log" 2> /dev/null)" "deps  kernel-source  kernel-headers base "
+t_is "setup_stages: deps, kernel source of each base, base headers, in that order" \
+	"$(tr '\n' ' ' < "$T_TMP/setup.log" 2> /dev/null)" "deps  kernel-source 6.12 kernel-source 7.3 kernel-headers base "
 t_is "stage_report: a table of the stages and the total" \
-	"$(sed -n 's/^\([a-z][a-z ]*[a-z]\)  *[0-9]*s$/\1/p' <<< "$report" | tr '\n' ,)" \
-	"deps,kernel source,headers base,total,"
+	"$(sed -n 's/^\([a-z][a-z0-9. ]*[a-z0-9]\)  *[0-9]*s$/\1/p' <<< "$report" | tr '\n' ,)" \
+	"deps,kernel source 6.12,kernel source 7.3,headers base,total,"
 t_done

@@ -20,10 +20,9 @@ UBLK_DEV=
 # scripts/check and scripts/stress set it).  Unset (a kernel developer
 # running the kselftest by hand), whatever the kernel lacks skips.  Set,
 # what that variant must have fails when absent: root, ublk, the server, the
-# tools, and the data paths (copy and user_copy everywhere, splice and
-# autolend on splice-rsrc, fused on fused, regbuf and autobuf on regbuf,
-# bpf on bpf); so does a data path it must not have (a kernel of another
-# variant).
+# tools, and the data paths its line in ./variants lists (the registry
+# of the variants, which the project's scripts read too); so does a data
+# path it must not have (a kernel of another variant).
 VARIANT=${UBLK_ZC_VARIANT:-}
 
 fail() { echo "FAIL: $*" >&2; exit $KSFT_FAIL; }
@@ -40,15 +39,14 @@ skip_checked() {
 
 # variant_paths: the data paths the variant must have ("" without one)
 variant_paths() {
-	case $VARIANT in
-	"") ;;
-	base) echo copy user_copy ;;
-	splice-rsrc) echo copy user_copy splice autolend ;;
-	fused) echo copy user_copy fused ;;
-	regbuf) echo copy user_copy regbuf autobuf ;;
-	bpf) echo copy user_copy bpf ;;
-	*) fail "UBLK_ZC_VARIANT=$VARIANT: unknown variant (base, splice-rsrc, fused, regbuf, bpf)" ;;
-	esac
+	local line
+	[ -n "$VARIANT" ] || return 0
+	line=$(awk -v v="$VARIANT" '!/^#/ && $1 == v { $1 = $2 = $3 = ""; print; exit }' \
+		"$HERE/variants")
+	[ -n "$line" ] ||
+		fail "UBLK_ZC_VARIANT=$VARIANT: unknown variant (known: $(awk '!/^#/ && NF { printf "%s ", $1 }' "$HERE/variants"))"
+	# shellcheck disable=SC2086 # word splitting drops the blanked fields
+	echo $line
 }
 
 # must_have PATH: true when the variant must have data path PATH

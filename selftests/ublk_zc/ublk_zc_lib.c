@@ -7,6 +7,7 @@
 #endif
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -153,28 +154,59 @@ const char *uzc_variant(void)
 	return v && *v ? v : NULL;
 }
 
+/*
+ * The data paths variant @v must have, from the registry ./variants
+ * beside the test programs (lines "variant base matrix paths...", the
+ * file the project's scripts read too), as " p1 p2 ... " in @paths;
+ * false when the file does not list @v.
+ */
+static bool uzc_registry_paths(const char *v, char *paths, size_t len)
+{
+	char self[PATH_MAX], file[PATH_MAX], line[256], name[64];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	bool found = false;
+	char *slash;
+	int skip;
+	FILE *f;
+
+	if (n <= 0)
+		return false;
+	self[n] = '\0';
+	slash = strrchr(self, '/');
+	*slash = '\0';
+	snprintf(file, sizeof(file), "%s/variants", self);
+	f = fopen(file, "r");
+	if (!f)
+		ksft_exit_fail_msg("UBLK_ZC_VARIANT=%s: cannot read %s: %s\n",
+				   v, file, strerror(errno));
+	while (!found && fgets(line, sizeof(line), f)) {
+		skip = -1;
+		if (line[0] == '#' ||
+		    sscanf(line, "%63s %*s %*s %n", name, &skip) != 1 ||
+		    skip < 0 || strcmp(name, v))
+			continue;
+		line[strcspn(line, "\n")] = '\0';
+		snprintf(paths, len, " %s ", line + skip);
+		found = true;
+	}
+	fclose(f);
+	return found;
+}
+
 bool uzc_must_have(const char *path)
 {
-	static const struct { const char *variant, *paths; } table[] = {
-		{ "base", " copy user_copy " },
-		{ "splice-rsrc", " copy user_copy splice autolend " },
-		{ "fused", " copy user_copy fused " },
-		{ "regbuf", " copy user_copy regbuf autobuf " },
-		{ "bpf", " copy user_copy bpf " },
-	};
 	const char *v = uzc_variant();
-	char word[32];
-	unsigned int i;
+	char paths[256], word[32];
 
 	if (!v)
 		return false;
 	if (!path)
 		return true;
+	/* a variant the registry does not know must have everything */
+	if (!uzc_registry_paths(v, paths, sizeof(paths)))
+		return true;
 	snprintf(word, sizeof(word), " %s ", path);
-	for (i = 0; i < sizeof(table) / sizeof(table[0]); i++)
-		if (!strcmp(v, table[i].variant))
-			return strstr(table[i].paths, word);
-	return true;
+	return strstr(paths, word);
 }
 
 void uzc_require(const char *why, const char *path)

@@ -121,10 +121,8 @@ extern int (*uzc_queue_ring_init)(struct uzc_dev *d);
  * project's scripts/check and scripts/stress, or NULL (a kernel developer
  * running the kselftest by hand: then a missing feature is a skip).
  * uzc_must_have(@path): whether that variant must have data path @path
- * ("copy" and "user_copy" everywhere, "splice" and "autolend" on
- * splice-rsrc, "fused" on fused, "regbuf" and "autobuf" on regbuf; NULL:
- * what every path needs,
- * uzc_prereq()), so that its absence
+ * (its line in ./variants, the registry beside the programs; NULL: what
+ * every path needs, uzc_prereq()), so that its absence
  * is a failure, not a skip.  False without a variant; an unknown variant
  * must have everything.
  */
