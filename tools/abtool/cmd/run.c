@@ -7,12 +7,13 @@
  * counting the server's CPU and SQEs, stop the server, and append one
  * trial record (JSON line) to the output.  The row "kernel" does the
  * same on the in-kernel driver for the cell's target (kdev.h) on the
- * same media: the baseline each ublk path is a fraction of.
+ * same media: the baseline each ublk path is a fraction of.  The kublk
+ * rows measure upstream's own server, kublk, on the cell (kublk.h).
  *
- * The file reads top down: one trial (run_one(), run_one_kernel()), the
- * measuring loop over all of them (run_trials(), run_measure()), then
- * the command line (run_parse_args() into struct run_opts) and cmd_run(),
- * which joins the two.
+ * The file reads top down: one trial (run_one(), run_one_kernel(),
+ * run_one_kublk()), the measuring loop over all of them (run_trials(),
+ * run_measure()), then the command line (run_parse_args() into struct
+ * run_opts) and cmd_run(), which joins the two.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -31,6 +32,7 @@
 #include "counters.h"
 #include "exit_codes.h"
 #include "kdev.h"
+#include "kublk.h"
 #include "matrix.h"
 #include "perf_stat.h"
 #include "results.h"
@@ -38,6 +40,9 @@
 #include "size.h"
 #include "ublk.h"
 #include "workload.h"
+
+/* every data path, the in-kernel row and the kublk configs */
+#define RUN_MAX_ROWS	(UBLK_MAX_PATHS + KUBLK_NR_CONFIGS)
 
 /*
  * What the command line asked for (run_parse_args() fills it) and the
@@ -57,8 +62,9 @@ struct run_opts {
 	bool dry_run;
 	FILE *out;
 	struct matrix matrix;
-	const struct ublk_path_ops *paths[UBLK_MAX_PATHS];
-	bool path_skipped[UBLK_MAX_PATHS];
+	const struct ublk_path_ops *paths[RUN_MAX_ROWS];
+	bool path_skipped[RUN_MAX_ROWS];
+	char kublk[4096];		/* --kublk; default: in the tree */
 	unsigned int nr_paths;
 	struct backing_set media[2];	/* tmpfs, brd: as the cells need */
 	unsigned int nr_media;
@@ -104,6 +110,9 @@ struct server_sample {
 	struct ublk_stats stats;
 	struct counters_values cpu;
 	bool have_cpu;
+	/* a server abtool does not run (kublk): its SQE, io_uring_enter
+	 * and copy counts are not available */
+	bool external;
 };
 
 static volatile sig_atomic_t run_interrupted;
@@ -186,14 +195,12 @@ static void stats_delta(const struct ublk_stats *a, const struct ublk_stats *b,
 	d->copied_bytes = b->copied_bytes - a->copied_bytes;
 }
 
-static void fill_trial(const struct run_opts *o, const struct matrix_cell *c,
-		       const struct ublk_path_ops *path, const char *driver,
-		       unsigned int nr, const struct wl_result *r,
-		       const struct server_sample *s, struct trial *t)
+/* What says where and what a trial ran: everything but the metrics. */
+static void trial_labels(const struct run_opts *o, const struct matrix_cell *c,
+			 const struct ublk_path_ops *path, const char *driver,
+			 unsigned int nr, struct trial *t)
 {
-	double ios = r->ios ? (double)r->ios : 1;
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	bool own = counters_cpu_time_is_own(o->clock, cpus);
 	struct utsname u;
 	time_t now = time(NULL);
 
@@ -218,7 +225,18 @@ static void fill_trial(const struct run_opts *o, const struct matrix_cell *c,
 	t->cell.bs = c->bs;
 	t->cell.iodepth = c->iodepth;
 	t->cell.jobs = c->jobs;
+}
 
+static void fill_trial(const struct run_opts *o, const struct matrix_cell *c,
+		       const struct ublk_path_ops *path, const char *driver,
+		       unsigned int nr, const struct wl_result *r,
+		       const struct server_sample *s, struct trial *t)
+{
+	double ios = r->ios ? (double)r->ios : 1;
+	bool own = counters_cpu_time_is_own(o->clock,
+					    sysconf(_SC_NPROCESSORS_ONLN));
+
+	trial_labels(o, c, path, driver, nr, t);
 	trial_set_metric(t, "iops", r->iops);
 	trial_set_metric(t, "bw_mbps", r->bw_bytes_per_s / 1e6);
 	trial_set_metric(t, "lat_p50_us", r->lat_all.p50_ns / 1e3);
@@ -248,6 +266,10 @@ static void fill_trial(const struct run_opts *o, const struct matrix_cell *c,
 		trial_set_metric(t, "copied_bytes_per_io",
 				 (s->stats.copied_bytes +
 				  (path->kernel_copies ? s->stats.bytes : 0)) / reqs);
+	} else if (s->external) {
+		trial_set_metric_na(t, "sqes_per_io");
+		trial_set_metric_na(t, "syscalls_per_io");
+		trial_set_metric_na(t, "copied_bytes_per_io");
 	}
 	if (o->verify)
 		trial_set_metric(t, "verify_errors", r->verify_errors);
@@ -348,6 +370,182 @@ out:
 	return ret;
 }
 
+/* abtool's stripe chunk: server_child() leaves target_stripe.c's default */
+#define RUN_STRIPE_CHUNK	(64u << 10)
+
+/* The cell as kublk gets it: what server_child() gives abtool's server. */
+static void kublk_cell_for(const struct run_opts *o,
+			   const struct matrix_cell *c, struct kublk_cell *kc)
+{
+	const struct backing_set *media = cell_media(o, c);
+	unsigned int i;
+
+	memset(kc, 0, sizeof(*kc));
+	kc->target = c->target;
+	kc->nr_queues = 1;
+	kc->depth = cell_depth(c);
+	kc->max_io_bytes = cell_max_io(c);
+	kc->chunk = RUN_STRIPE_CHUNK;
+	for (i = 0; i < c->legs && media && i < UBLK_MAX_BACKINGS; i++)
+		kc->backing[kc->nr_backing++] = media->path[i];
+}
+
+/*
+ * A cell kublk cannot serve as abtool's server would: a record saying
+ * so instead of a measurement, so that the run still has one per cell.
+ */
+static int kublk_skip_cell(struct run_opts *o, const struct matrix_cell *c,
+			   const struct kublk_config *k, unsigned int nr,
+			   unsigned int step, unsigned int steps, const char *why)
+{
+	char name[64];
+	struct trial t;
+	int ret;
+
+	matrix_cell_name(c, name, sizeof(name));
+	trial_labels(o, c, &k->row, NULL, nr, &t);
+	snprintf(t.skipped, sizeof(t.skipped), "%s", why);
+	ret = results_write_trial(o->out, &t) ? -1 : 0;
+	fflush(o->out);
+	trial_release(&t);
+	fprintf(stderr, "[%u/%u] %s/%s %-26s not measured: %s\n", step, steps,
+		o->variant, k->row.name, name, why);
+	return ret;
+}
+
+/*
+ * Whether this run can use kublk config @k at all: the binary is there
+ * and the kernel has what the config asks of it.  0, or AB_EXIT_SKIP
+ * after saying why.
+ */
+static int kublk_usable(const struct run_opts *o, const struct kublk_config *k)
+{
+	uint64_t features = 0;
+	char why[256];
+	int ret;
+
+	if (access(o->kublk, X_OK)) {
+		fprintf(stderr, "abtool run: skip path %s: no kublk at %s (build "
+			"upstream's selftests/ublk in the 7.3 tree, or give "
+			"--kublk PATH)\n", k->row.name, o->kublk);
+		return AB_EXIT_SKIP;
+	}
+	ret = ublk_features(&features);
+	if (ret < 0) {
+		fprintf(stderr, "abtool run: skip path %s on this kernel: no "
+			"ublk features (%s)\n", k->row.name, strerror(-ret));
+		return AB_EXIT_SKIP;
+	}
+	if (kublk_probe(k, features, why, sizeof(why))) {
+		fprintf(stderr, "abtool run: skip path %s on this kernel: %s\n",
+			k->row.name, why);
+		return AB_EXIT_SKIP;
+	}
+	return 0;
+}
+
+/*
+ * One trial of one cell on kublk with config @k, as run_one() does it on
+ * abtool's server: the same backings, queues and depth, the same
+ * workload (held to the bytes abtool's device has: kublk's null device
+ * is 250 GiB) and counters on kublk's daemon.  The device is deleted
+ * with `kublk del` whatever happens.  0, AB_EXIT_SKIP or -1.
+ */
+static int run_one_kublk(struct run_opts *o, const struct matrix_cell *c,
+			 const struct kublk_config *k, unsigned int nr,
+			 unsigned int step, unsigned int steps)
+{
+	struct server_sample s = { .external = true };
+	uint64_t length = o->backing_size *
+			  (!strcmp(c->target, "stripe") ? c->legs : 1);
+	char name[64], why[TRIAL_STR_MAX], err[512] = "", hdr[160];
+	struct counters *cnt = NULL;
+	struct perf_stat *ps = NULL;
+	struct kublk_cell kc;
+	struct kublk_dev d;
+	struct wl_result res;
+	struct wl_spec spec;
+	struct trial t;
+	int ret;
+
+	ret = kublk_usable(o, k);
+	if (ret)
+		return ret;
+	matrix_cell_name(c, name, sizeof(name));
+	kublk_cell_for(o, c, &kc);
+	if (kublk_cell_check(&kc, why, sizeof(why)))
+		return kublk_skip_cell(o, c, k, nr, step, steps, why);
+	if (kublk_add(o->kublk, k, &kc, &d, err, sizeof(err))) {
+		fprintf(stderr, "abtool run: %s %s: %s\n", k->row.name, name, err);
+		return -1;
+	}
+	ret = -1;
+	if (kdev_wait_node(d.blk)) {
+		fprintf(stderr, "abtool run: %s did not appear\n", d.blk);
+		goto out;
+	}
+	if (o->ramp_ms) {
+		spec_for_cell(o, c, nr, o->ramp_ms, &spec);
+		spec.length = length;
+		spec.verify = false;
+		if (wl_run(d.blk, &spec, &res, err, sizeof(err))) {
+			fprintf(stderr, "abtool run: warm-up on %s: %s\n", d.blk, err);
+			goto out;
+		}
+	}
+	spec_for_cell(o, c, nr, o->runtime_ms, &spec);
+	spec.length = length;
+	cnt = counters_open_pid(d.daemon);
+	if (!cnt)
+		fprintf(stderr, "abtool run: kublk counters: %s\n", strerror(errno));
+	if (o->perf_stat_out) {
+		ps = perf_stat_start(d.daemon, o->perf_events, err, sizeof(err));
+		if (!ps) {
+			fprintf(stderr, "abtool run: --perf-stat: %s\n", err);
+			goto out;
+		}
+	}
+	if (cnt)
+		counters_start(cnt);
+	ret = wl_run(d.blk, &spec, &res, err, sizeof(err));
+	if (cnt) {
+		counters_stop(cnt);
+		s.have_cpu = counters_read(cnt, &s.cpu) == 0;
+	}
+	if (ps) {
+		snprintf(hdr, sizeof(hdr), "variant=%s path=%s cell=\"%s\" trial=%u boot=%d",
+			 o->variant, k->row.name, name, nr, o->boot);
+		if (perf_stat_finish(ps, o->perf_stat_out, hdr, err, sizeof(err))) {
+			fprintf(stderr, "abtool run: --perf-stat: %s\n", err);
+			ret = -1;
+			goto out;
+		}
+	}
+	if (ret) {
+		fprintf(stderr, "abtool run: %s %s: %s\n", k->row.name, name, err);
+		ret = -1;
+		goto out;
+	}
+	fill_trial(o, c, &k->row, NULL, nr, &res, &s, &t);
+	ret = results_write_trial(o->out, &t) ? -1 : 0;
+	fflush(o->out);
+	trial_release(&t);
+	fprintf(stderr, "[%u/%u] %s/%s %-26s %10.0f IOPS  p99 %7.0f us%s\n",
+		step, steps, o->variant, k->row.name, name, res.iops,
+		res.lat_all.p99_ns / 1e3,
+		o->verify ? (res.verify_errors ? "  VERIFY ERRORS" : "  verified") : "");
+	if (o->verify && res.verify_errors)
+		ret = -1;
+out:
+	if (cnt)
+		counters_close(cnt);
+	if (kublk_del(o->kublk, &d, err, sizeof(err))) {
+		fprintf(stderr, "abtool run: %s %s: %s\n", k->row.name, name, err);
+		ret = -1;
+	}
+	return ret;
+}
+
 /*
  * One trial of one cell on one path; 0, AB_EXIT_SKIP (the server child
  * said the kernel cannot run the path) or -1.
@@ -370,6 +568,9 @@ static int run_one(struct run_opts *o, const struct matrix_cell *c,
 
 	if (path == &kernel_row)
 		return run_one_kernel(o, c, nr, step, steps);
+	if (kublk_config_of(path))
+		return run_one_kublk(o, c, kublk_config_of(path), nr, step,
+				     steps);
 	matrix_cell_name(c, name, sizeof(name));
 	shared = mmap(NULL, sizeof(*shared), PROT_READ | PROT_WRITE,
 		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -608,7 +809,13 @@ static void run_usage(FILE *f)
 "      --matrix FILE     run matrix (key=v1,v2 lines); default: built in\n"
 "      --quick           the built-in quick matrix\n"
 "  -p, --paths LIST      data paths, comma separated (default: all); \"kernel\"\n"
-"                        is the in-kernel driver doing the cell's job\n"
+"                        is the in-kernel driver doing the cell's job;\n"
+"                        kublk-z, kublk-auto_zc, kublk-batch: upstream's\n"
+"                        server kublk (-z, --auto_zc, -b --auto_zc) on the\n"
+"                        cell, where it has the target\n"
+"      --kublk PATH      the kublk binary (default: TOP/build/trees/upstream/\n"
+"                        tools/testing/selftests/ublk/kublk, TOP two folders\n"
+"                        above abtool's)\n"
 "  -n, --trials N        trials per cell and path (default 3)\n"
 "      --runtime DUR     measured time per trial (default 2s)\n"
 "      --ramp DUR        warm-up before each trial (default 100ms)\n"
@@ -644,16 +851,18 @@ static int parse_paths(struct run_opts *o, char *list)
 
 	o->nr_paths = 0;
 	for (tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		const struct kublk_config *k = kublk_config_find(tok);
 		const struct ublk_path_ops *p = !strcmp(tok, kernel_row.name) ?
-						&kernel_row : ublk_path_find(tok);
+						&kernel_row : k ? &k->row :
+						ublk_path_find(tok);
 
 		if (!p) {
 			fprintf(stderr, "abtool run: unknown data path '%s'\n", tok);
 			return -1;
 		}
-		if (o->nr_paths == UBLK_MAX_PATHS) {
+		if (o->nr_paths == RUN_MAX_ROWS) {
 			fprintf(stderr, "abtool run: more than %d data paths\n",
-				UBLK_MAX_PATHS);
+				RUN_MAX_ROWS);
 			return -1;
 		}
 		o->paths[o->nr_paths++] = p;
@@ -687,13 +896,17 @@ static const struct option run_long_opts[] = {
 	{ "clock", required_argument, NULL, 'c' },
 	{ "accel", required_argument, NULL, 'a' },
 	{ "boot", required_argument, NULL, 'b' },
+	{ "kublk", required_argument, NULL, 'K' },
 	{ "list-paths", no_argument, NULL, 'L' },
 	{ "dry-run", no_argument, NULL, 'D' },
 	{ "help", no_argument, NULL, 'h' },
 	{ 0 }
 };
 
-/* The defaults: labels from the environment, every path and the kernel row */
+/*
+ * The defaults: labels from the environment, every path, the kernel row
+ * and the kublk configs (which skip where kublk or the kernel cannot)
+ */
 static void run_opts_init(struct run_opts *o)
 {
 	unsigned int i;
@@ -711,6 +924,10 @@ static void run_opts_init(struct run_opts *o)
 	for (i = 0; i < ublk_nr_paths; i++)
 		o->paths[o->nr_paths++] = ublk_paths[i];
 	o->paths[o->nr_paths++] = &kernel_row;
+	for (i = 0; i < KUBLK_NR_CONFIGS; i++)
+		o->paths[o->nr_paths++] = &kublk_configs[i].row;
+	if (kublk_default_path(o->kublk, sizeof(o->kublk)))
+		snprintf(o->kublk, sizeof(o->kublk), "%s", KUBLK_TREE_PATH);
 }
 
 static void list_paths(void)
@@ -720,6 +937,8 @@ static void list_paths(void)
 	for (i = 0; i < ublk_nr_paths; i++)
 		printf("%s\n", ublk_paths[i]->name);
 	printf("%s\n", kernel_row.name);
+	for (i = 0; i < KUBLK_NR_CONFIGS; i++)
+		printf("%s\n", kublk_configs[i].row.name);
 }
 
 /*
@@ -778,6 +997,11 @@ static int run_parse_opt(struct run_opts *o, int opt, char *arg)
 		if (wl_parse_uint(arg, 0, 1000, &v))
 			return run_bad("boot", arg);
 		o->boot = v;
+		break;
+	case 'K':
+		if (snprintf(o->kublk, sizeof(o->kublk), "%s", arg) >=
+		    (int)sizeof(o->kublk))
+			return run_bad("kublk", arg);
 		break;
 	case 'L': list_paths(); return AB_EXIT_OK;
 	case 'D': o->dry_run = true; break;
