@@ -19,11 +19,15 @@ if [ "$(id -u)" != 0 ] || ! unshare -m true 2> /dev/null; then
 	t_done
 fi
 
+# every data path the registry names, in its order
+ALL_PATHS=$(awk '!/^#/ && NF >= 4 { for (i = 4; i <= NF; i++) if (!seen[$i]++) printf "%s ", $i }' \
+	"$ST/variants")
+export ALL_PATHS
 cat > "$T_TMP/abtool" <<'STUB'
 #!/bin/bash
 case $1 in
 features)
-	for p in copy user_copy splice autolend fused regbuf autobuf; do
+	for p in $ALL_PATHS; do
 		if [[ " ${STUB_PATHS:-} " == *" $p "* ]]; then
 			echo "$p yes"
 		else
