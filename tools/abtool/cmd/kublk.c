@@ -239,9 +239,9 @@ static long long now_ms(void)
 }
 
 /*
- * Run @argv (argv[0] a path) with its stdout into @out (NUL-terminated,
- * the rest dropped) and its stderr ours, for at most @timeout_ms.  Its
- * exit status (128 + N for signal N), or -errno (-ETIMEDOUT: killed).
+ * Run @argv (argv[0] a path) with its stdout and stderr into @out
+ * (NUL-terminated, the rest dropped), for at most @timeout_ms.  Its exit
+ * status (128 + N for signal N), or -errno (-ETIMEDOUT: killed).
  */
 static int run_cmd(const char *const *argv, char *out, size_t outlen,
 		   int timeout_ms)
@@ -265,7 +265,9 @@ static int run_cmd(const char *const *argv, char *out, size_t outlen,
 		return ret;
 	}
 	if (pid == 0) {
+		/* kublk's complaints go with its output, into messages */
 		dup2(fds[1], STDOUT_FILENO);
+		dup2(fds[1], STDERR_FILENO);
 		/* kublk's daemon keeps what it inherits for as long as it
 		 * serves: none of abtool's files (the trial output, the
 		 * server counters) */
@@ -396,9 +398,8 @@ int kublk_add(const char *kublk, const struct kublk_config *k,
 	}
 	d->id = -1;
 	join_argv(argv, cmd, sizeof(cmd));
-	nl = strchr(out, '\n');
-	if (nl)
-		*nl = '\0';
+	for (nl = out; (nl = strchr(nl, '\n')); )
+		*nl = nl[1] ? ';' : '\0';	/* one line */
 	if (ret < 0)
 		return fail(ret, err, errlen, "`%s`: %s", cmd, strerror(-ret));
 	return fail(-EIO, err, errlen, "`%s` %s%d%s%s", cmd,
@@ -426,10 +427,12 @@ static void ctrl_delete(int id)
 int kublk_del(const char *kublk, struct kublk_dev *d, char *err,
 	      size_t errlen)
 {
-	char id[16], out[KUBLK_OUT_MAX];
+	char id[16], out[KUBLK_OUT_MAX] = "", *nl;
 	const char *argv[] = { kublk, "del", "-n", id, NULL };
 	int ret, n = d->id;
 
+	if (errlen)
+		err[0] = '\0';
 	if (n < 0)
 		return 0;
 	d->id = -1;
@@ -437,17 +440,24 @@ int kublk_del(const char *kublk, struct kublk_dev *d, char *err,
 	/* a missing binary still leaves the device to delete below */
 	ret = access(kublk, X_OK) ? -ENOENT :
 	      run_cmd(argv, out, sizeof(out), KUBLK_TIMEOUT_MS);
+	for (nl = out; (nl = strchr(nl, '\n')); )
+		*nl = nl[1] ? ';' : '\0';	/* one line */
 	if (wait_gone(n)) {
-		if (!ret)
-			return 0;
-		return fail(ret < 0 ? ret : -EIO, err, errlen, "kublk del -n "
-			    "%d: %s%d, but the device is gone", n,
-			    ret < 0 ? "error " : "status ", ret);
+		/*
+		 * kublk del waits for its daemon through inotify and says so
+		 * when it cannot, after deleting the device all the same
+		 */
+		if (ret)
+			fail(0, err, errlen, "kublk del -n %d: %s %d%s%s, but "
+			     "the device is gone", n, ret < 0 ? "error" :
+			     "status", ret, *out ? ": " : "", out);
+		return 0;
 	}
 	ctrl_delete(n);
 	if (wait_gone(n))
 		return fail(-EIO, err, errlen, "kublk del -n %d left the "
-			    "device (status %d): abtool deleted it", n, ret);
+			    "device (status %d%s%s): abtool deleted it", n, ret,
+			    *out ? ": " : "", out);
 	return fail(-EBUSY, err, errlen, "ublk%d stays after kublk del -n %d "
 		    "and DEL_DEV", n, n);
 }

@@ -118,7 +118,9 @@ int kublk_add(const char *kublk, const struct kublk_config *k,
 	      char *err, size_t errlen);
 /*
  * `kublk del -n ID`, then make sure the device is gone (abtool's own
- * STOP_DEV and DEL_DEV when kublk left it).  0 or -errno with a message.
+ * STOP_DEV and DEL_DEV when kublk left it).  0 once the device is gone,
+ * with a note in @err when kublk itself failed (its wait for the daemon
+ * needs inotify); else -errno with a message.
  */
 int kublk_del(const char *kublk, struct kublk_dev *d, char *err,
 	      size_t errlen);

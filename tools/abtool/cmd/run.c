@@ -65,6 +65,7 @@ struct run_opts {
 	const struct ublk_path_ops *paths[RUN_MAX_ROWS];
 	bool path_skipped[RUN_MAX_ROWS];
 	char kublk[4096];		/* --kublk; default: in the tree */
+	bool kublk_del_noted;		/* kublk del's complaint said once */
 	unsigned int nr_paths;
 	struct backing_set media[2];	/* tmpfs, brd: as the cells need */
 	unsigned int nr_media;
@@ -542,6 +543,10 @@ out:
 	if (kublk_del(o->kublk, &d, err, sizeof(err))) {
 		fprintf(stderr, "abtool run: %s %s: %s\n", k->row.name, name, err);
 		ret = -1;
+	} else if (*err && !o->kublk_del_noted) {
+		/* the same on every trial of a kernel: once is enough */
+		fprintf(stderr, "abtool run: note: %s (not repeated)\n", err);
+		o->kublk_del_noted = true;
 	}
 	return ret;
 }

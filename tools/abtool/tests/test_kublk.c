@@ -240,6 +240,12 @@ TEST(add_and_del_through_a_stand_in)
 	EXPECT_STREQ("del -n 987\n", line);
 	/* once deleted, nothing more to do */
 	EXPECT_EQ(0, kublk_del(good, &d, err, sizeof(err)));
+	EXPECT_STREQ("", err);
+	/* kublk del failing (no inotify) on a device that is gone: a note */
+	d.id = 987;
+	EXPECT_EQ(0, kublk_del(bad, &d, err, sizeof(err)));
+	EXPECT_STREQ("kublk del -n 987: status 3: partial, but the device is "
+		     "gone", err);
 
 	EXPECT_EQ(-EIO, kublk_add(bad, kublk_config_find("kublk-z"), &c, &d,
 				  err, sizeof(err)));
