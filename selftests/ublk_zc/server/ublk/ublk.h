@@ -71,6 +71,12 @@ struct ublk_path_ops {
 	const char *name;
 	const char *help;
 	uint64_t dev_flags;	/* UBLK_F_* the device is created with */
+	/*
+	 * Optional: the UBLK_F_* for a kernel with these features, where
+	 * kernels name the path's feature differently (regbuf: the 6.12
+	 * port's bit 48, upstream's bit 0); without it, dev_flags.
+	 */
+	uint64_t (*dev_flags_for)(uint64_t features);
 	bool kernel_copies;	/* the driver copies every request's bytes */
 	bool daemon_buffers;	/* the target's I/O goes through a per-tag buffer */
 	bool sqe128;		/* its SQEs have a second half (fused commands) */
@@ -183,6 +189,7 @@ struct ublk_dev {
 	unsigned int nr_queues, depth;
 	uint32_t max_io_bytes;
 	const struct ublk_path_ops *path;
+	uint64_t dev_flags;	/* the path's UBLK_F_* on this kernel */
 	struct ublk_tgt tgt;
 	struct ublk_queue queues[UBLK_MAX_QUEUES];
 };

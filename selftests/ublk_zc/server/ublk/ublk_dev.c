@@ -144,10 +144,12 @@ int ublk_dev_create(struct ublk_dev *d, const struct ublk_dev_config *c,
 	if (ret < 0)
 		return ret;
 
+	d->dev_flags = path->dev_flags_for ? path->dev_flags_for(features) :
+		       path->dev_flags;
 	d->info.nr_hw_queues = d->nr_queues;
 	d->info.queue_depth = d->depth;
 	d->info.max_io_buf_bytes = d->max_io_bytes;
-	d->info.flags = path->dev_flags | UBLK_F_CMD_IOCTL_ENCODE;
+	d->info.flags = d->dev_flags | UBLK_F_CMD_IOCTL_ENCODE;
 	ret = ublk_ctrl_add(d);
 	if (ret < 0)
 		return set_err(err, errlen, ret, "UBLK_U_CMD_ADD_DEV: %s",

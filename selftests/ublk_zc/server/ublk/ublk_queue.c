@@ -56,7 +56,7 @@ static void ublk_queue_io_cmd(struct ublk_queue *q, unsigned int tag,
 	 * the copy path names the buffer the driver copies to/from; paths
 	 * without daemon_buffers have none (NULL), as the zero-copy flags want
 	 */
-	cmd->addr = (q->dev->path->dev_flags & UBLK_F_USER_COPY) ?
+	cmd->addr = (q->dev->dev_flags & UBLK_F_USER_COPY) ?
 		    0 : (uintptr_t)io->buf;
 	if (q->dev->path->cmd_sqe_addr)
 		sqe->addr = q->dev->path->cmd_sqe_addr(q, tag);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * autobuf: 6.16's UBLK_F_AUTO_BUF_REG (patches/regbuf 4/4).  Each FETCH
+ * autobuf: 6.16's UBLK_F_AUTO_BUF_REG (patches/regbuf 4/4 on 6.12; on
+ * 7.3 upstream's, the same bit and sqe->addr layout).  Each FETCH
  * and COMMIT_AND_FETCH names, in its SQE's addr field (struct
  * ublk_auto_buf_reg), the slot of the queue ring's buffer table that the
  * tag's next request goes to: slot = tag.  The driver registers the
@@ -27,7 +28,7 @@ static int autobuf_probe(uint64_t features, char *why, size_t whylen)
 	if (features & UBLK_F_AUTO_BUF_REG)
 		return 0;
 	snprintf(why, whylen, "kernel ublk lacks UBLK_F_AUTO_BUF_REG "
-		 "(regbuf series)");
+		 "(regbuf series, Linux 6.16+)");
 	return -EOPNOTSUPP;
 }
 

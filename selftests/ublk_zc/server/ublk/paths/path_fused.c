@@ -19,9 +19,20 @@
 #include "uapi/fused.h"
 /* splice-rsrc's second op: a kernel with it uses 58 for SPLICE_FROM */
 #include "uapi/splice_rsrc.h"
+#include "uapi/upstream.h"
 
 static int fused_probe(uint64_t features, char *why, size_t whylen)
 {
+	/*
+	 * upstream has op 58 (RECV_ZC), bit 0 (REGISTER_IO_BUF) and io
+	 * command 0x23 (REGISTER_IO_BUF again): refused by its feature
+	 * bits, not only because it also has op 59
+	 */
+	if (ublk_features_upstream(features)) {
+		snprintf(why, whylen, "upstream ublk: op 58 is not FUSED_CMD "
+			 "there (fused series, 6.12)");
+		return -EOPNOTSUPP;
+	}
 	if (!(features & UBLK_F_SUPPORT_ZERO_COPY) ||
 	    !uring_op_supported(IORING_OP_FUSED_CMD) ||
 	    uring_op_supported(IORING_OP_BUF_REMOVE)) {

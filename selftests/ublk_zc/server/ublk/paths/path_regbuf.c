@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * regbuf: the design Linux merged, 6.15's UBLK_U_IO_REGISTER_IO_BUF and
- * UBLK_U_IO_UNREGISTER_IO_BUF (patches/regbuf 2/4 on 6.12).  Per request:
+ * UBLK_U_IO_UNREGISTER_IO_BUF (patches/regbuf 2/4 on 6.12, and upstream
+ * 7.3 as is: same commands, numbers and arguments; the device flag is
+ * the port's UBLK_F_REG_IO_BUF on 6.12, upstream's UBLK_F_SUPPORT_ZERO_COPY
+ * on 7.3, see regbuf_dev_flags()).  Per request:
  * REGISTER_IO_BUF puts the request's pages in slot = tag of the queue
  * ring's buffer table, the legs are READ_FIXED/WRITE_FIXED at byte
  * offsets into the slot (a mirror's N writes and a stripe's chunks all
@@ -13,7 +16,8 @@
  * where a fixed buffer is imported at issue; on 6.12 a *_FIXED request
  * imports it at prep, and a link preps its members before its head runs,
  * so a leg linked behind the REGISTER would find the slot empty
- * (-EFAULT; the series' cover letter).  Unlinked, each SQE is prepared
+ * (-EFAULT; the series' cover letter).  On 7.3 the unlinked order works
+ * as well: the legs import the slot at issue, behind the REGISTER.  Unlinked, each SQE is prepared
  * and issued in submission order, and REGISTER and UNREGISTER complete
  * inline: the legs find the slot full and hold the buffer themselves,
  * so the UNREGISTER right behind them only empties the slot, and the
@@ -28,15 +32,32 @@
 
 #include "path_common.h"
 #include "uapi/regbuf.h"
+#include "uapi/upstream.h"
 
 enum { AUX_REGISTER, AUX_UNREGISTER };
 
-static int regbuf_probe(uint64_t features, char *why, size_t whylen)
+/*
+ * The flag that gives a device REGISTER_IO_BUF: the port's bit 48, or
+ * upstream's bit 0 on an upstream kernel.  Bit 0 alone does not say so:
+ * splice-rsrc and fused report it for their own designs (uapi/upstream.h).
+ */
+static uint64_t regbuf_dev_flags(uint64_t features)
 {
 	if (features & UBLK_F_REG_IO_BUF)
+		return UBLK_F_REG_IO_BUF;
+	if (ublk_features_upstream(features) &&
+	    (features & UBLK_F_SUPPORT_ZERO_COPY))
+		return UBLK_F_SUPPORT_ZERO_COPY;
+	return 0;
+}
+
+static int regbuf_probe(uint64_t features, char *why, size_t whylen)
+{
+	if (regbuf_dev_flags(features))
 		return 0;
-	snprintf(why, whylen, "kernel ublk lacks UBLK_F_REG_IO_BUF "
-		 "(UBLK_U_IO_REGISTER_IO_BUF, regbuf series)");
+	snprintf(why, whylen, "kernel ublk lacks UBLK_U_IO_REGISTER_IO_BUF "
+		 "(regbuf series: UBLK_F_REG_IO_BUF; upstream: "
+		 "UBLK_F_SUPPORT_ZERO_COPY)");
 	return -EOPNOTSUPP;
 }
 
@@ -116,6 +137,7 @@ const struct ublk_path_ops path_regbuf = {
 	.name = "regbuf",
 	.help = "REGISTER_IO_BUF puts the request pages in the buffer table (regbuf)",
 	.dev_flags = UBLK_F_REG_IO_BUF,
+	.dev_flags_for = regbuf_dev_flags,
 	.probe = regbuf_probe,
 	.queue_init = path_slot_table_init,
 	.start = regbuf_start,

@@ -17,12 +17,22 @@
 
 #include "path_common.h"
 #include "uapi/splice_rsrc.h"
+#include "uapi/upstream.h"
 
 enum { AUX_INSTALL, AUX_REMOVE };
 
 static int splice_probe(uint64_t features, char *why, size_t whylen)
 {
-	/* the fused series also adds op 58; only splice-rsrc has both */
+	/*
+	 * the fused series also adds op 58; only splice-rsrc has both.
+	 * Upstream has both as well (RECV_ZC, EPOLL_WAIT) and bit 0 (for
+	 * REGISTER_IO_BUF): its own feature bits tell it apart.
+	 */
+	if (ublk_features_upstream(features)) {
+		snprintf(why, whylen, "upstream ublk: ops 58/59 are not "
+			 "SPLICE_FROM/BUF_REMOVE there (splice-rsrc series, 6.12)");
+		return -EOPNOTSUPP;
+	}
 	if (!(features & UBLK_F_SUPPORT_ZERO_COPY) ||
 	    !uring_op_supported(IORING_OP_SPLICE_FROM) ||
 	    !uring_op_supported(IORING_OP_BUF_REMOVE)) {
