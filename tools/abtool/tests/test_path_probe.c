@@ -49,7 +49,7 @@ TEST(upstream_runs_the_merged_designs)
 {
 	static const struct { const char *path; int want; } rows[] = {
 		{ "copy", 0 }, { "user_copy", 0 }, { "regbuf", 0 },
-		{ "autobuf", 0 },
+		{ "autobuf", 0 }, { "batch", 0 },
 		{ "splice", -EOPNOTSUPP }, { "autolend", -EOPNOTSUPP },
 		{ "fused", -EOPNOTSUPP }, { "bpf", -EOPNOTSUPP },
 	};
@@ -83,6 +83,7 @@ TEST(series_kernels_are_not_upstream)
 
 	for (k = 0; k < sizeof(f) / sizeof(f[0]); k++) {
 		EXPECT_FALSE(ublk_features_upstream(f[k])) TH_LOG("kernel %u", k);
+		EXPECT_EQ(-EOPNOTSUPP, probe("batch", f[k])) TH_LOG("kernel %u", k);
 		EXPECT_EQ(k == 3 ? 0 : -EOPNOTSUPP, probe("regbuf", f[k]))
 			TH_LOG("kernel %u", k);
 		EXPECT_EQ(k == 3 ? 0 : -EOPNOTSUPP, probe("autobuf", f[k]))
@@ -111,6 +112,12 @@ TEST(numbers_uapi_upstream_lists)
 	EXPECT_EQ(59, IORING_OP_BUF_REMOVE);
 	EXPECT_EQ(58, IORING_OP_FUSED_CMD);
 	EXPECT_EQ(UBLK_U_IO_REGISTER_IO_BUF, UBLK_U_IO_FUSED_SUBMIT_IO);
+	/* BATCH_IO's commands are 7.3's alone */
+	EXPECT_EQ(0x25, _IOC_NR(UBLK_U_IO_PREP_IO_CMDS));
+	EXPECT_EQ(0x26, _IOC_NR(UBLK_U_IO_COMMIT_IO_CMDS));
+	EXPECT_EQ(0x27, _IOC_NR(UBLK_U_IO_FETCH_IO_CMDS));
+	EXPECT_EQ(8, sizeof(struct ublk_elem_header));
+	EXPECT_EQ(16, sizeof(struct ublk_batch_io));
 	/* the bpf series' control commands are free upstream (0x01-0x19) */
 	EXPECT_EQ(0x0a, _IOC_NR(UBLK_U_CMD_REG_BPF_PROG));
 	EXPECT_EQ(0x0b, _IOC_NR(UBLK_U_CMD_UNREG_BPF_PROG));

@@ -67,6 +67,23 @@ struct ublk_target_ops {
 struct ublk_queue;
 struct ublk_io;
 
+/*
+ * How a queue's requests come and go when not by one FETCH and one
+ * COMMIT_AND_FETCH per tag (UBLK_F_BATCH_IO: a few commands carry many
+ * tags).  start() queues, once per queue, what hands requests over, and
+ * counts in q->active the commands it leaves in the kernel; cqe() gets
+ * every CQE of kind UD_CMD and hands each request it names to the path
+ * with ublk_request_arrived(); commit() stands in for ublk_commit()'s
+ * COMMIT_AND_FETCH; flush(), called each time before the queue submits
+ * and waits, sends what commit() gathered.
+ */
+struct ublk_io_cmd_ops {
+	int (*start)(struct ublk_queue *q);
+	void (*cqe)(struct ublk_queue *q, const struct io_uring_cqe *cqe);
+	void (*commit)(struct ublk_queue *q, unsigned int tag, int res);
+	void (*flush)(struct ublk_queue *q);
+};
+
 struct ublk_path_ops {
 	const char *name;
 	const char *help;
@@ -100,6 +117,8 @@ struct ublk_path_ops {
 	 * slot in which to register the tag's next request.
 	 */
 	uint64_t (*cmd_sqe_addr)(const struct ublk_queue *q, unsigned int tag);
+	/* Optional: the path's own io commands (see ublk_io_cmd_ops) */
+	const struct ublk_io_cmd_ops *cmds;
 };
 
 /*
@@ -109,7 +128,7 @@ struct ublk_path_ops {
  * down once (kublk's build_user_data() and user_data_to_*()).
  */
 enum ublk_ud_kind {
-	UD_CMD = 0,		/* FETCH / COMMIT_AND_FETCH */
+	UD_CMD = 0,		/* FETCH / COMMIT_AND_FETCH, or the path's cmds */
 	UD_LEG,			/* backing I/O of a leg */
 	UD_COPY,		/* user copy to/from the char device */
 	UD_FLUSH,		/* fsync of a backing */
@@ -171,7 +190,7 @@ struct ublk_queue {
 	struct io_uring ring;
 	struct ublk_io *ios;
 	void *bufs;		/* the tags' buffers, scattered_buf_alloc() */
-	unsigned int active;	/* tags with a command in the kernel */
+	unsigned int active;	/* io commands the queue awaits back */
 	unsigned int inflight;	/* requests being served */
 	pthread_t thread;
 	int error;
@@ -222,12 +241,26 @@ int ublk_ctrl_dev_cmd(struct ublk_dev *d, unsigned int op, uint64_t data0);
 /* uring_probe.c: whether io_uring on this kernel supports opcode op */
 bool uring_op_supported(int op);
 
+/*
+ * uring_buf_ring.c: a provided-buffer ring of nentries (a power of 2) as
+ * group bgid with IOU_PBUF_RING_* flags, empty (liburing 2.4's
+ * io_uring_setup_buf_ring(), which 2.3 lacks); NULL and -errno in *err
+ * on failure.  uring_buf_ring_free() unregisters and unmaps it.
+ */
+struct io_uring_buf_ring *uring_buf_ring_setup(struct io_uring *ring,
+					       unsigned int nentries,
+					       unsigned int bgid,
+					       unsigned int flags, int *err);
+int uring_buf_ring_free(struct io_uring *ring, struct io_uring_buf_ring *br,
+			unsigned int nentries, unsigned int bgid);
+
 /* ublk_queue.c */
 int ublk_queue_setup(struct ublk_dev *d, unsigned int q_id);
 void ublk_queue_teardown(struct ublk_queue *q);
 void *ublk_queue_thread(void *arg);
 struct io_uring_sqe *ublk_get_sqe(struct ublk_queue *q);
 void ublk_commit(struct ublk_queue *q, unsigned int tag, int res);
+void ublk_request_arrived(struct ublk_queue *q, unsigned int tag);
 void ublk_submit_legs(struct ublk_queue *q, unsigned int tag, void *buf);
 bool ublk_leg_advance(struct ublk_queue *q, unsigned int tag,
 		      unsigned int kind, unsigned int leg, int *res);

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * One ublk queue: a thread with its own io_uring that holds a FETCH or
- * COMMIT_AND_FETCH command in the kernel for every tag, hands new
- * requests to the data path, and runs the SQEs the data path queues.
+ * COMMIT_AND_FETCH command in the kernel for every tag (or the commands
+ * of a path with its own, ublk_io_cmd_ops), hands new requests to the
+ * data path, and runs the SQEs the data path queues.
  */
 #include <errno.h>
 #include <signal.h>
@@ -66,8 +67,13 @@ static void ublk_queue_io_cmd(struct ublk_queue *q, unsigned int tag,
 /* Complete the request on tag with res and fetch the next one. */
 void ublk_commit(struct ublk_queue *q, unsigned int tag, int res)
 {
+	const struct ublk_io_cmd_ops *cmds = q->dev->path->cmds;
+
 	q->inflight--;
-	ublk_queue_io_cmd(q, tag, UBLK_U_IO_COMMIT_AND_FETCH_REQ, res);
+	if (cmds)
+		cmds->commit(q, tag, res);
+	else
+		ublk_queue_io_cmd(q, tag, UBLK_U_IO_COMMIT_AND_FETCH_REQ, res);
 }
 
 static void ublk_prep_leg(struct ublk_queue *q, unsigned int tag, int i,
@@ -189,6 +195,22 @@ int ublk_leg_done(struct ublk_queue *q, unsigned int tag, int res)
 	return io->pending == 0;
 }
 
+/* The kernel handed the request on tag over: the path starts it. */
+void ublk_request_arrived(struct ublk_queue *q, unsigned int tag)
+{
+	struct ublk_io *io = &q->ios[tag];
+
+	q->inflight++;
+	q->stats->requests++;
+	q->stats->bytes += (uint64_t)ublk_iod(q, tag)->nr_sectors << 9;
+	io->res = 0;
+	io->pending = 0;
+	io->stage = 0;
+	io->nr_legs = 0;
+	io->legs_again = 0;
+	q->dev->path->start(q, tag);
+}
+
 static void ublk_handle_cmd_cqe(struct ublk_queue *q, unsigned int tag,
 				int res)
 {
@@ -196,15 +218,7 @@ static void ublk_handle_cmd_cqe(struct ublk_queue *q, unsigned int tag,
 
 	io->fetched = false;
 	if (res == UBLK_IO_RES_OK) {
-		q->inflight++;
-		q->stats->requests++;
-		q->stats->bytes += (uint64_t)ublk_iod(q, tag)->nr_sectors << 9;
-		io->res = 0;
-		io->pending = 0;
-		io->stage = 0;
-		io->nr_legs = 0;
-		io->legs_again = 0;
-		q->dev->path->start(q, tag);
+		ublk_request_arrived(q, tag);
 		return;
 	}
 	/* -ENODEV: the device is stopping; anything else is a bug */
@@ -219,7 +233,9 @@ static void ublk_handle_cqe(struct ublk_queue *q, struct io_uring_cqe *cqe)
 	unsigned int kind = ublk_ud_kind(cqe->user_data);
 	unsigned int leg = ublk_ud_leg(cqe->user_data);
 
-	if (kind == UD_CMD)
+	if (kind == UD_CMD && q->dev->path->cmds)
+		q->dev->path->cmds->cqe(q, cqe);
+	else if (kind == UD_CMD)
 		ublk_handle_cmd_cqe(q, tag, cqe->res);
 	else
 		q->dev->path->cqe(q, tag, kind, leg, cqe->res);
@@ -334,22 +350,33 @@ void ublk_queue_teardown(struct ublk_queue *q)
 void *ublk_queue_thread(void *arg)
 {
 	struct ublk_queue *q = arg;
+	const struct ublk_io_cmd_ops *cmds = q->dev->path->cmds;
 	unsigned int i;
 	sigset_t all;
+	int ret;
 
 	/* signals belong to the main thread, which stops the device */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
 
-	for (i = 0; i < q->depth; i++)
-		ublk_queue_io_cmd(q, i, UBLK_U_IO_FETCH_REQ, 0);
-	q->active = q->depth;
+	if (cmds) {
+		ret = cmds->start(q);
+		if (ret < 0) {
+			q->error = ret;
+			return NULL;
+		}
+	} else {
+		for (i = 0; i < q->depth; i++)
+			ublk_queue_io_cmd(q, i, UBLK_U_IO_FETCH_REQ, 0);
+		q->active = q->depth;
+	}
 
 	while (q->active || q->inflight) {
 		struct io_uring_cqe *cqe;
 		unsigned int head, n = 0;
-		int ret;
 
+		if (cmds && cmds->flush)
+			cmds->flush(q);
 		q->stats->enters++;
 		ret = io_uring_submit_and_wait(&q->ring, 1);
 		if (ret < 0 && ret != -EINTR && ret != -EAGAIN) {

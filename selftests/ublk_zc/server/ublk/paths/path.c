@@ -5,7 +5,8 @@
 #include "ublk.h"
 
 extern const struct ublk_path_ops path_copy, path_user_copy, path_splice,
-	path_fused, path_regbuf, path_autobuf, path_autolend, path_bpf;
+	path_fused, path_regbuf, path_autobuf, path_autolend, path_bpf,
+	path_batch;
 
 const struct ublk_path_ops *const ublk_paths[] = {
 	&path_copy,
@@ -16,6 +17,7 @@ const struct ublk_path_ops *const ublk_paths[] = {
 	&path_autobuf,
 	&path_autolend,
 	&path_bpf,
+	&path_batch,
 };
 const unsigned int ublk_nr_paths = sizeof(ublk_paths) / sizeof(ublk_paths[0]);
 /* abtool run holds every path plus its in-kernel row */
