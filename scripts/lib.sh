@@ -300,10 +300,20 @@ upstream_suite_make() {
 # OUT/upstream-suite-V-build.log
 upstream_suite_build() {
 	local log=$1/upstream-suite-$2-build.log
-	{
-		"$TOP/scripts/kernel-headers" "$2" &&
-		upstream_suite_make "$2" -j"$(nproc)"
-	} > "$log" 2>&1 || { cat "$log"; return 1; }
+	{ "$TOP/scripts/kernel-headers" "$2" && upstream_suite_remake "$2"; } \
+		> "$log" 2>&1 || { cat "$log"; return 1; }
+}
+# upstream_suite_remake V: make does not see the compat header or the
+# uapi headers' version: a change of either rebuilds from clean
+upstream_suite_remake() {
+	local dir stamp
+	dir=$(tree_dir "$1")/tools/testing/selftests/ublk
+	stamp=$(cat "$TOP/selftests/upstream/liburing_compat.h" \
+		"$(headers_dir "$1")/.stamp" | sha256sum | cut -c1-16)
+	if [ "$(cat "$dir/.ublk-zc-stamp" 2> /dev/null)" != "$stamp" ]; then
+		upstream_suite_make "$1" clean || return 1
+	fi
+	upstream_suite_make "$1" -j"$(nproc)" && echo "$stamp" > "$dir/.ublk-zc-stamp"
 }
 
 # has_upstream_suite V: V's kernel tree carries upstream's ublk selftests
@@ -340,28 +350,23 @@ suite_build() {
 	stage_end
 }
 
-# suite_test OUT V F TIMEOUT [VAR=VALUE...]: boot kernel V/F, built by
-# suite_build, and run selftests/ublk_zc in the guest (within TIMEOUT
-# seconds) with the VARs set; the TAP goes on in OUT/V-F.tap, where a
-# hung or crashed guest or a kernel report counts as one failed test.
-# The guest knows its variant (UBLK_ZC_VARIANT): what V must have and
-# lacks fails there instead of skipping.
-suite_test() {
-	local out=$1 v=$2 f=$3 tmo=$4 tap=$1/$2-$3.tap rc sum append reports
-	local genv=() label=
-	shift 4
-	# shellcheck disable=SC2086 # a list of variants
-	in_list "$v" ${SUITE_INTREE:-} && genv=(UBLK_ZC_INTREE=1) label+=" (in-tree)"
-	has_upstream_suite "$v" &&
-		genv+=(UBLK_ZC_UPSTREAM_SUITE=1) label+=" (+ upstream's selftests/ublk)"
-	stage_begin "tests $v/$f$label"
+# suite_boot NAME OUT V F TIMEOUT CLOCK [VAR=VALUE...]: boot kernel V/F
+# (with CLOCK: wall or icount) and run scripts/guest-tests with the VARs
+# set, within TIMEOUT seconds; the TAP goes to OUT/NAME.tap and the run
+# directory is OUT/vm-NAME.  A hung or crashed guest, a kernel report, a
+# debug kernel without its final kmemleak scan, or a boot on which
+# nothing passed counts as one failed test there.
+suite_boot() {
+	local name=$1 out=$2 v=$3 f=$4 tmo=$5 clock=$6 rc sum append reports
+	local tap=$2/$1.tap dir=$2/vm-$1
+	shift 6
 	# the debug flavor's soft-lockup detector: 120 s, not 20 s, under TCG
 	append=
 	[ "$f" = debug ] && append=watchdog_thresh=60
 	set +e
-	"$TOP/scripts/vm-run" --timeout "$tmo" --dir "$out/vm-$v-$f" \
+	"$TOP/scripts/vm-run" --timeout "$tmo" --clock "$clock" --dir "$dir" \
 		${append:+--append "$append"} "$(kernel_image "$v" "$f")" -- \
-		env UBLK_ZC_VARIANT="$v" UBLK_ZC_FLAVOR="$f" "${genv[@]}" "$@" \
+		env UBLK_ZC_VARIANT="$v" UBLK_ZC_FLAVOR="$f" "$@" \
 		"$TOP/scripts/guest-tests" \
 		| tee -a "$tap"
 	rc=${PIPESTATUS[0]}
@@ -369,26 +374,52 @@ suite_test() {
 	# a debug kernel's kmemleak must still be on at the end and scan
 	# (vm-run has already failed the run for any other report)
 	if [ "$rc" = 0 ] && [ "$f" = debug ] &&
-	   ! reports=$("$TOP/scripts/console-scan" --kmemleak "$out/vm-$v-$f/console.log"); then
-		step_failed "$tap" "$v/$f: ${reports##*$'\n'}"
+	   ! reports=$("$TOP/scripts/console-scan" --kmemleak "$dir/console.log"); then
+		step_failed "$tap" "$name: ${reports##*$'\n'}"
 	fi
 	case $rc in
 	0) ;;
-	124) step_failed "$tap" "$v/$f: guest timed out" ;;
-	125) step_failed "$tap" "$v/$f: guest gave no status (panic?)" ;;
-	126) step_failed "$tap" "$v/$f: kernel report in console" ;;
+	124) step_failed "$tap" "$name: guest timed out" ;;
+	125) step_failed "$tap" "$name: guest gave no status (panic?)" ;;
+	126) step_failed "$tap" "$name: kernel report in console" ;;
 	*) grep -q '^not ok' "$tap" ||
-		step_failed "$tap" "$v/$f: tests exited with $rc" ;;
+		step_failed "$tap" "$name: tests exited with $rc" ;;
 	esac
 	# a kernel on which nothing passed (everything skipped) ran nothing:
 	# a failure even when other kernels of the run passed
 	sum=$("$TOP/scripts/tap-summary" "$tap" 2>/dev/null) || true
 	case $sum in
 	"0 passed, "*) grep -Eq '^(# )*not ok [0-9]' "$tap" ||
-		step_failed "$tap" "$v/$f: no test passed (${sum##*, })" ;;
+		step_failed "$tap" "$name: no test passed (${sum##*, })" ;;
 	esac
-	echo "$v/$f: $("$TOP/scripts/tap-summary" "$tap")"
+	echo "$name: $("$TOP/scripts/tap-summary" "$tap")"
+}
+
+# suite_test OUT V F TIMEOUT [VAR=VALUE...]: boot kernel V/F, built by
+# suite_build, and run selftests/ublk_zc in the guest (within TIMEOUT
+# seconds) with the VARs set; the TAP goes on in OUT/V-F.tap (suite_boot).
+# The guest knows its variant (UBLK_ZC_VARIANT): what V must have and
+# lacks fails there instead of skipping.  On a 7.3-based variant, a
+# second boot runs upstream's own selftests/ublk into OUT/V-F-upstream.tap,
+# under icount: its tests time themselves (an I/O that must fail within
+# 5 s, fio under a 5 s timeout), and a TCG guest's wall clock on a busy
+# 2-core host runs many times slower than they assume; icount's guest
+# clock counts its own instructions (docs/testing.md, "Upstream's own
+# selftests").
+suite_test() {
+	local out=$1 v=$2 f=$3 tmo=$4 genv=() label=
+	shift 4
+	# shellcheck disable=SC2086 # a list of variants
+	in_list "$v" ${SUITE_INTREE:-} && genv=(UBLK_ZC_INTREE=1) label=" (in-tree)"
+	stage_begin "tests $v/$f$label"
+	suite_boot "$v-$f" "$out" "$v" "$f" "$tmo" wall "${genv[@]}" "$@"
 	stage_end
+	if has_upstream_suite "$v"; then
+		stage_begin "tests $v/$f: upstream's selftests/ublk"
+		suite_boot "$v-$f-upstream" "$out" "$v" "$f" "$tmo" icount \
+			UBLK_ZC_UPSTREAM_SUITE=1 "$@"
+		stage_end
+	fi
 }
 
 # suite_run OUT V F TIMEOUT [VAR=VALUE...]: suite_build, then suite_test
