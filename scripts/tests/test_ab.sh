@@ -33,9 +33,18 @@ series_dirs() {
 	for v in splice-rsrc fused "$@"; do : > "$F/patches/$v/0001-x.patch"; done
 }
 series_dirs
-for s in deps kernel-headers kernel-build; do
+for s in deps kernel-build; do
 	printf '#!/bin/sh\nexit 0\n' > "$F/scripts/$s"
 done
+# kernel-headers: the headers' stamp, and a kernel tree whose selftests
+# Makefile builds nothing (the kublk stage of upstream)
+cat > "$F/scripts/kernel-headers" <<'STUB'
+#!/bin/sh
+mkdir -p "$BUILD/headers/$1" "$BUILD/trees/$1/tools/testing/selftests/ublk" &&
+touch "$BUILD/headers/$1/.stamp" &&
+printf 'all clean:\n\t@true\n' > "$BUILD/trees/$1/tools/testing/selftests/Makefile"
+STUB
+mkdir -p "$F/selftests/upstream" && : > "$F/selftests/upstream/liburing_compat.h"
 printf '#!/bin/sh\necho 6.12.118-1~deb12u1\n' > "$F/scripts/kernel-source"
 printf 'all:\n\t@true\n' > "$F/tools/abtool/Makefile"
 # vm-run: STUB_NOBOOT="VARIANT:BOOT ..." boots fail as a guest that gave
@@ -176,7 +185,7 @@ t_is "--all-paths: copy and user_copy on every kernel too" \
 series_dirs regbuf
 ab dflt
 t_is "by default every variant with patches, regbuf (VARIANTS_EXTRA) too; each stock kernel its own reference rows" \
-	"$(paths_of dflt)" "base copy,user_copy,kernel fused fused regbuf regbuf,autobuf splice-rsrc user_copy,splice,autolend upstream copy,user_copy,regbuf,autobuf,kernel "
+	"$(paths_of dflt)" "base copy,user_copy,kernel fused fused regbuf regbuf,autobuf splice-rsrc user_copy,splice,autolend upstream copy,user_copy,regbuf,autobuf,kernel,kublk-z,kublk-auto_zc "
 series_dirs
 
 ab seeds --variants base,fused --boots 3 --trials 2 --seed 100
