@@ -32,6 +32,7 @@
 #include "ublk_zc_lib.h"
 #include "uzc_bpf.h"
 #include "uapi/fused.h"
+#include "uapi/upstream.h"
 #include "kselftest.h"
 
 #define CTRL_DEV	"/dev/ublk-control"
@@ -227,6 +228,12 @@ const char *uzc_zc_missing(void)
 		return "UBLK_U_CMD_GET_FEATURES failed";
 	if (!(features & UBLK_F_SUPPORT_ZERO_COPY))
 		return "ublk does not advertise UBLK_F_SUPPORT_ZERO_COPY";
+	/*
+	 * upstream's bit 0 is REGISTER_IO_BUF, and it has ops 58 and 59 of
+	 * its own (RECV_ZC, EPOLL_WAIT): not the 6.12 series' zero copy
+	 */
+	if (ublk_features_upstream(features))
+		return "upstream ublk: UBLK_F_SUPPORT_ZERO_COPY and ops 58/59 are not a 6.12 series' there";
 	return NULL;
 }
 

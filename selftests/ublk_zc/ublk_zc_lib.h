@@ -80,7 +80,10 @@ bool uzc_have_ops(void);
 int uzc_get_features(__u64 *features);
 /* what every test needs (root, /dev/ublk-control): NULL, or why not */
 const char *uzc_prereq(void);
-/* NULL if ublk advertises UBLK_F_SUPPORT_ZERO_COPY, else why not */
+/*
+ * NULL if ublk advertises UBLK_F_SUPPORT_ZERO_COPY as a 6.12 series does
+ * (splice-rsrc, fused; not upstream's, uapi/upstream.h), else why not
+ */
 const char *uzc_zc_missing(void);
 /* NULL if the splice-rsrc series is there (ops 58/59 and zero copy) */
 const char *uzc_unsupported(void);
