@@ -163,7 +163,8 @@ const char *uzc_variant(void)
  */
 static bool uzc_registry_paths(const char *v, char *paths, size_t len)
 {
-	char self[PATH_MAX], file[PATH_MAX], line[256], name[64];
+	char self[PATH_MAX], file[PATH_MAX + sizeof("/variants")];
+	char line[256], name[64];
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	bool found = false;
 	char *slash;
@@ -265,6 +266,14 @@ const char *uzc_fused_unsupported(void)
 	if (!ok)
 		return "io_uring lacks IORING_OP_FUSED_CMD (58 only)";
 	return uzc_zc_missing();
+}
+
+bool uzc_kernel_upstream(void)
+{
+	__u64 features;
+
+	return !uzc_prereq() && !uzc_get_features(&features) &&
+	       ublk_features_upstream(features);
 }
 
 const char *uzc_regbuf_unsupported(void)

@@ -92,6 +92,11 @@ const char *uzc_unsupported(void);
  * splice-rsrc series uses both numbers for its own ops), and zero copy
  */
 const char *uzc_fused_unsupported(void);
+/*
+ * Whether this is an upstream ublk (7.x: GET_FEATURES has bits no 6.12
+ * kernel of the project sets, uapi/upstream.h); false without ublk
+ */
+bool uzc_kernel_upstream(void);
 /* NULL if the regbuf series is there: UBLK_F_REG_IO_BUF, _AUTO_BUF_REG */
 const char *uzc_regbuf_unsupported(void);
 
