@@ -185,7 +185,7 @@ t_is "--all-paths: copy and user_copy on every kernel too" \
 series_dirs regbuf
 ab dflt
 t_is "by default every variant with patches, regbuf (VARIANTS_EXTRA) too; each stock kernel its own reference rows" \
-	"$(paths_of dflt)" "base copy,user_copy,kernel fused fused regbuf regbuf,autobuf splice-rsrc user_copy,splice,autolend upstream copy,user_copy,regbuf,autobuf,kernel,kublk-z,kublk-auto_zc "
+	"$(paths_of dflt)" "base copy,user_copy,kernel fused fused regbuf regbuf,autobuf splice-rsrc user_copy,splice,autolend upstream copy,user_copy,regbuf,autobuf,kernel,kublk-z,kublk-auto_zc,kublk-batch "
 series_dirs
 
 ab seeds --variants base,fused --boots 3 --trials 2 --seed 100
