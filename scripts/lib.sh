@@ -160,14 +160,20 @@ stage_report() {
 	printf '%-40s %5ss\n' "total" "$(( $(date +%s) - STAGES_T0 ))"
 }
 
-# setup_stages: the stages every job (check, stress, ab) runs before its
-# own: apt packages, kernel source of every base, and the base kernel's uapi headers,
-# which abtool and the selftests build against (they probe the series at
-# run time, so one binary runs on every variant)
+# setup_stages [V...]: the stages every job (check, stress, ab) runs
+# before its own: apt packages, the kernel source of the bases variants
+# V (default: every variant) need, 6.12's always, and the base kernel's
+# uapi headers, which abtool and the selftests build against (they probe
+# the series at run time, so one binary runs on every variant)
 setup_stages() {
+	local b v bases=(6.12)
 	stage_begin "deps"; "$TOP/scripts/deps"; stage_end
-	local b
-	for b in "${BASES_ALL[@]}"; do
+	[ $# -gt 0 ] || set -- "${VARIANTS_ALL[@]}" "${VARIANTS_EXTRA[@]}"
+	for v; do
+		b=$(variant_base "$v")
+		in_list "$b" "${bases[@]}" || bases+=("$b")
+	done
+	for b in "${bases[@]}"; do
 		stage_begin "kernel source $b"
 		"$TOP/scripts/kernel-source" "$b" >/dev/null
 		stage_end
@@ -187,11 +193,13 @@ build_userspace() {
 		{ cat "$1/selftests-build.log"; STEP="selftests build" die "selftests do not build"; }
 }
 
-# suite_setup OUT: the stages before any kernel: setup_stages, then
-# abtool and the selftests.
+# suite_setup OUT V...: the stages before any kernel: setup_stages for
+# variants V, then abtool and the selftests.
 suite_setup() {
-	setup_stages
-	stage_begin "abtool + selftests build"; build_userspace "$1"; stage_end
+	local out=$1
+	shift
+	setup_stages "$@"
+	stage_begin "abtool + selftests build"; build_userspace "$out"; stage_end
 }
 
 # suite_report OUT: the stage timings and the closing line

@@ -70,14 +70,14 @@ t_ok "valid_variant rejects a variant it does not know, naming the known ones" \
 	rejects "valid_variant nope" "unknown variant 'nope' (known: base splice-rsrc fused bpf upstream regbuf)"
 
 t_is "make check's default: base/perf, the named variants on debug, the others on perf" \
-	"$(in_lib 'check_default_matrix splice-rsrc')" "base/perf splice-rsrc/debug upstream/perf"
+	"$(in_lib 'check_default_matrix splice-rsrc')" "base/perf splice-rsrc/debug fused/perf bpf/perf"
 t_is "make check's default with no debug variant: every kernel perf" \
-	"$(in_lib 'check_default_matrix')" "base/perf splice-rsrc/perf upstream/perf"
+	"$(in_lib 'check_default_matrix')" "base/perf splice-rsrc/perf fused/perf bpf/perf"
 t_is "make check's default with two debug variants" \
-	"$(in_lib 'check_default_matrix splice-rsrc upstream')" "base/perf splice-rsrc/debug upstream/debug"
+	"$(in_lib 'check_default_matrix splice-rsrc bpf')" "base/perf splice-rsrc/debug fused/perf bpf/debug"
 t_is "the registry: its matrix column makes the lists, in file order" \
 	"$(in_lib 'echo "${VARIANTS_ALL[*]}|${VARIANTS_EXTRA[*]}|${CHECK_VARIANTS[*]}"')" \
-	"base splice-rsrc fused bpf upstream|regbuf|base splice-rsrc upstream"
+	"base splice-rsrc fused bpf upstream|regbuf|base splice-rsrc fused bpf"
 t_is "the registry: a variant's base and data paths" \
 	"$(in_lib 'variant_base upstream; variant_base fused; variant_paths splice-rsrc')" \
 	"$(printf '7.3\n6.12\ncopy user_copy splice autolend')"
