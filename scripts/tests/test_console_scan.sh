@@ -23,7 +23,7 @@ sample() {
 	fi
 }
 
-t_plan 26
+t_plan 27
 sample rcu-stall.log '2:[  204.515235] rcu: INFO: rcu_preempt detected stalls on CPUs/tasks:'
 sample rcu-self-stall.log '1:[  205.100111] rcu: INFO: rcu_preempt self-detected stall on CPU'
 sample rcu-exp-stall.log 'rcu_preempt detected expedited stalls on CPUs/tasks'
@@ -59,6 +59,11 @@ for opt in CONFIG_SOFTLOCKUP_DETECTOR=y CONFIG_DETECT_HUNG_TASK=y \
 	   CONFIG_DEBUG_KMEMLEAK=y CONFIG_PROVE_LOCKING=y; do
 	t_ok "debug.config: $opt" grep -qx "$opt" "$dc"
 done
-t_ok "debug.config: no panic on soft lockup or hung task" \
-	bash -c "! grep -Eq '^CONFIG_BOOTPARAM_(SOFTLOCKUP|HUNG_TASK)_PANIC=y' '$dc'"
+# the no-panic settings are in each base's debug-<base>.config
+for dcb in "$TOP"/kconfig/debug-*.config; do
+	b=$(basename "$dcb")
+	t_ok "$b: no panic on soft lockup or hung task" \
+		bash -c "! grep -Eq '^CONFIG_BOOTPARAM_(SOFTLOCKUP|HUNG_TASK)_PANIC=(y|[1-9])' '$dc' '$dcb' &&
+			[ \$(grep -Ec '^CONFIG_BOOTPARAM_(SOFTLOCKUP|HUNG_TASK)_PANIC=(n|0)\$' '$dcb') = 2 ]"
+done
 t_done
