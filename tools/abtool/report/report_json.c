@@ -75,9 +75,10 @@ static struct json_object *header_json(const struct report *r)
 			       str("half the interquartile range, percent of "
 				   "the median"));
 	snprintf(test, sizeof(test), "two-sided Mann-Whitney U: exact "
-		 "permutation distribution (ties at mid-ranks) when both n "
-		 "<= %d, else normal approximation with tie and continuity "
-		 "correction", STATS_MWU_EXACT_MAX_N);
+		 "permutation distribution (ties at mid-ranks) where it costs "
+		 "at most %lu additions (every n up to 37 a side), else "
+		 "normal approximation with tie and continuity correction",
+		 (unsigned long)STATS_MWU_EXACT_MAX_OPS);
 	json_object_object_add(o, "test", str(test));
 	json_object_object_add(o, "p_adjust", str(
 		"benjamini-hochberg over the comparisons of each metric's "

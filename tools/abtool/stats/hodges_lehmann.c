@@ -42,11 +42,13 @@ static double *differences(const double *x, size_t nx, const double *y,
 /*
  * Exact k (1-based) and level: the smallest q with P(U <= q) >= alpha/2,
  * at least 1; the level is 1 - 2 P(U <= k - 1).  U's null distribution
- * without ties is the rank sum of m values from ranks 1..m+n, shifted.
+ * without ties is the rank sum of m values from ranks 1..m+n, shifted;
+ * it is the same for (m, n) and (n, m), so the smaller side is drawn.
  */
-static int exact_k(size_t m, size_t n, double alpha, size_t *k,
+static int exact_k(size_t nx, size_t ny, double alpha, size_t *k,
 		   double *level)
 {
+	size_t m = nx < ny ? nx : ny, n = nx + ny - m;
 	size_t len, s, i, base = m * (m + 1);
 	double total = 0, cum = 0, below = 0, *cnt;
 	long *score2 = malloc((m + n) * sizeof(*score2));
@@ -104,7 +106,7 @@ int stats_hodges_lehmann(const double *x, size_t nx, const double *y,
 	if (!d)
 		return ret;
 	r->shift = (d[(mn - 1) / 2] + d[mn / 2]) / 2;
-	r->exact = nx <= STATS_MWU_EXACT_MAX_N && ny <= STATS_MWU_EXACT_MAX_N;
+	r->exact = stats_mwu_exact_feasible(nx, ny);
 	ret = 0;
 	if (r->exact)
 		ret = exact_k(nx, ny, alpha, &k, &r->level);

@@ -14,8 +14,8 @@
  *
  * The shift is the median of the n_x * n_y differences y_j - x_i; the
  * interval runs from the k-th smallest to the k-th largest difference,
- * k from the exact null distribution of U (both samples <= 25, else its
- * normal approximation).  Discreteness means the reachable level is not
+ * k from the exact null distribution of U (where it is cheap to count,
+ * stats_mwu_exact_feasible(), else its normal approximation).  Discreteness means the reachable level is not
  * 1 - alpha: the smallest k whose tails reach alpha/2 is used (as R
  * does), and the level it actually has is returned (97.1% for 4 vs 4 at
  * alpha 0.05; 90% for 3 vs 3, where no 95% interval exists).  With ties

@@ -79,13 +79,17 @@ double *stats_rank_sum_dist(const long *score2, size_t n, size_t k,
 	return f;
 }
 
-/* Two-sided exact p for the observed doubled rank sum @obs of x. */
-static double exact_p(const long *score2, size_t n, size_t nx, long obs)
+/*
+ * Two-sided exact p for the observed doubled rank sum @obs of the @k
+ * values drawn (the smaller sample: the cost grows with k, and the two
+ * samples' rank sums add up to a constant, so either has the same tails).
+ */
+static double exact_p(const long *score2, size_t n, size_t k, long obs)
 {
 	double total = 0, le = 0, ge = 0, *cnt;
 	size_t len, s;
 
-	cnt = stats_rank_sum_dist(score2, n, nx, &len);
+	cnt = stats_rank_sum_dist(score2, n, k, &len);
 	if (!cnt)
 		return NAN;
 	for (s = 0; s < len; s++) {
@@ -96,7 +100,7 @@ static double exact_p(const long *score2, size_t n, size_t nx, long obs)
 			ge += cnt[s];
 	}
 	free(cnt);
-	/* U = rank sum - nx(nx+1)/2, a shift: its tails are the sum's */
+	/* U = rank sum - k(k+1)/2, a shift: its tails are the sum's */
 	return fmin(1, 2 * fmin(le, ge) / total);
 }
 
@@ -119,9 +123,12 @@ static void mwu_asymptotic(size_t nx, size_t ny, double tie_term,
 	r->p = fmin(1, 2 * stats_normal_sf(r->z));
 }
 
-static bool exact_allowed(size_t nx, size_t ny)
+bool stats_mwu_exact_feasible(size_t nx, size_t ny)
 {
-	return nx <= STATS_MWU_EXACT_MAX_N && ny <= STATS_MWU_EXACT_MAX_N;
+	double n = (double)(nx + ny), k = (double)(nx < ny ? nx : ny);
+
+	/* stats_rank_sum_dist(): n values, k rows, n(n+1) + 1 sums */
+	return n * k * (n * (n + 1) + 1) <= (double)STATS_MWU_EXACT_MAX_OPS;
 }
 
 /* Pool x and y; -EINVAL on a non-finite value. */
@@ -145,12 +152,12 @@ int stats_mann_whitney(const double *x, size_t nx, const double *y, size_t ny,
 	size_t i, n = nx + ny;
 	struct ranked *all;
 	double tie_term;
-	long *score2, sum2 = 0;
+	long *score2, sum2 = 0, small2 = 0;
 	int ret;
 
 	if (!nx || !ny)
 		return -EINVAL;
-	if (method == STATS_MWU_EXACT && !exact_allowed(nx, ny))
+	if (method == STATS_MWU_EXACT && !stats_mwu_exact_feasible(nx, ny))
 		return -EINVAL;
 	all = malloc(n * sizeof(*all));
 	score2 = malloc(n * sizeof(*score2));
@@ -158,19 +165,22 @@ int stats_mann_whitney(const double *x, size_t nx, const double *y, size_t ny,
 	if (ret)
 		goto out;
 	doubled_ranks(all, n, score2, &tie_term);
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		if (all[i].from_x)
 			sum2 += score2[i];
+		if (all[i].from_x == (nx <= ny))
+			small2 += score2[i];
+	}
 	r->u1 = (double)sum2 / 2 - (double)nx * (double)(nx + 1) / 2;
 	r->u2 = (double)nx * (double)ny - r->u1;
 	r->ties = tie_term > 0;
 	r->z = NAN;
-	if (method == STATS_MWU_ASYMPTOTIC || !exact_allowed(nx, ny)) {
+	if (method == STATS_MWU_ASYMPTOTIC || !stats_mwu_exact_feasible(nx, ny)) {
 		mwu_asymptotic(nx, ny, tie_term, r);
 		goto out;
 	}
 	r->exact = true;
-	r->p = exact_p(score2, n, nx, sum2);
+	r->p = exact_p(score2, n, nx <= ny ? nx : ny, small2);
 	if (isnan(r->p))
 		ret = -ENOMEM;
 out:

@@ -297,22 +297,210 @@ TEST(mwu_clearly_different)
 	EXPECT_NEAR(1.082508822446903e-05, stats_mwu_min_p(10, 10));
 }
 
-/* Beyond STATS_MWU_EXACT_MAX_N the exact test is refused, auto is normal. */
-TEST(mwu_large_samples_are_asymptotic)
+/*
+ * Exact above 25 a side (issue 34, item 6): the audit's case, all
+ * values tied within each sample.  The normal approximation (tie
+ * corrected) said 1.75e-7; the permutation distribution has 2 of the
+ * C(29, 3) = 3654 splits as extreme:
+ *
+ * /usr/bin/python3 -c 'import numpy as np; from scipy import stats; s = lambda a, b, axis: stats.mannwhitneyu(a, b, axis=axis, method="asymptotic").statistic; print(repr(stats.permutation_test(([1]*26, [2]*3), s, permutation_type="independent", n_resamples=np.inf, alternative="two-sided", vectorized=True).pvalue))'
+ * 0.0005473453749315818
+ * /usr/bin/python3 -c 'from scipy.stats import mannwhitneyu as m; print(repr(m([1]*26, [2]*3, method="asymptotic").pvalue))'
+ * 1.7541805426981951e-07
+ */
+TEST(mwu_exact_above_25_with_ties)
 {
-	double x[STATS_MWU_EXACT_MAX_N + 1], y[STATS_MWU_EXACT_MAX_N + 1];
+	double x[26], y[3];
 	struct stats_mwu r;
 	size_t i;
 
+	for (i = 0; i < N(x); i++)
+		x[i] = 1;
+	for (i = 0; i < N(y); i++)
+		y[i] = 2;
+	ASSERT_EQ(0, stats_mann_whitney(x, N(x), y, N(y), STATS_MWU_AUTO, &r));
+	EXPECT_TRUE(r.exact);
+	EXPECT_TRUE(r.ties);
+	EXPECT_NEAR(0.0005473453749315818, r.p);
+	EXPECT_NEAR(2.0 / 3654, r.p);
+	ASSERT_EQ(0, stats_mann_whitney(y, N(y), x, N(x), STATS_MWU_AUTO, &r));
+	EXPECT_NEAR(2.0 / 3654, r.p);
+	ASSERT_EQ(0, stats_mann_whitney(x, N(x), y, N(y),
+					STATS_MWU_ASYMPTOTIC, &r));
+	EXPECT_NEAR(1.7541805426981951e-07, r.p);
+}
+
+/*
+ * Larger samples with and without ties.  References:
+ * - 30 vs 4, values in {1, 2, 3}: scipy's permutation_test as above
+ *   (every one of the C(34, 4) = 46376 splits): 0.16650853889943074;
+ * - 30 vs 30 without ties: /usr/bin/python3 -c 'from scipy.stats import
+ *   mannwhitneyu as m; print(repr(m([2*i for i in range(30)],
+ *   [2*i+15 for i in range(30)], method="exact").pvalue))'
+ *   0.003193540818593945;
+ * - 30 vs 30, values in 1..6, ties everywhere: too many splits for
+ *   scipy; tests/ref/mwu_ref.py counts the distribution in exact
+ *   integers: 0.014662332228951778 (the normal approximation, scipy
+ *   "asymptotic": 0.015140398645618811).
+ */
+TEST(mwu_exact_large_samples_match_references)
+{
+	double x[30], y[30];
+	static const double y4[] = { 3, 3, 2, 3 };
+	struct stats_mwu r;
+	size_t i;
+
+	for (i = 0; i < N(x); i++)
+		x[i] = (double)(i * 7 % 3 + 1);
+	ASSERT_EQ(0, stats_mann_whitney(x, N(x), y4, N(y4), STATS_MWU_AUTO,
+					&r));
+	EXPECT_TRUE(r.exact);
+	EXPECT_NEAR(0.16650853889943074, r.p);
+
 	for (i = 0; i < N(x); i++) {
-		x[i] = (double)i;
-		y[i] = (double)i + 0.5;
+		x[i] = (double)(2 * i);
+		y[i] = (double)(2 * i + 15);
+	}
+	ASSERT_EQ(0, stats_mann_whitney(x, N(x), y, N(y), STATS_MWU_AUTO, &r));
+	EXPECT_TRUE(r.exact);
+	EXPECT_FALSE(r.ties);
+	EXPECT_TRUE(close_to(0.003193540818593945, r.p, 1e-12))
+		TH_LOG("got %.17g", r.p);
+
+	for (i = 0; i < N(x); i++) {
+		x[i] = (double)(i * 7 % 5 + 1);
+		y[i] = (double)(i * 3 % 5 + 2);
+	}
+	ASSERT_EQ(0, stats_mann_whitney(x, N(x), y, N(y), STATS_MWU_AUTO, &r));
+	EXPECT_TRUE(r.exact);
+	EXPECT_TRUE(close_to(0.014662332228951778, r.p, 1e-12))
+		TH_LOG("got %.17g", r.p);
+	ASSERT_EQ(0, stats_mann_whitney(x, N(x), y, N(y),
+					STATS_MWU_ASYMPTOTIC, &r));
+	EXPECT_NEAR(0.015140398645618811, r.p);
+}
+
+/*
+ * Brute force above 25 a side: every way to draw the small sample's
+ * k = 1..3 values from 26 + k pooled ones (at most 3654), U counted pair
+ * by pair, the smaller tail doubled.
+ */
+struct brute {
+	const double *pooled;
+	size_t n, k;
+	size_t pick[3];
+	double u_obs, le, ge, tot;
+};
+
+static double brute_u_of(const struct brute *b)
+{
+	double u = 0;
+	size_t d, j, e;
+
+	for (d = 0; d < b->k; d++) {
+		for (j = 0; j < b->n; j++) {
+			bool drawn = false;
+
+			for (e = 0; e < b->k; e++)
+				drawn |= b->pick[e] == j;
+			if (drawn)
+				continue;
+			u += b->pooled[b->pick[d]] > b->pooled[j] ? 1 :
+			     b->pooled[b->pick[d]] == b->pooled[j] ? 0.5 : 0;
+		}
+	}
+	return u;
+}
+
+static void brute_draw(struct brute *b, size_t depth, size_t from)
+{
+	double u;
+	size_t i;
+
+	if (depth == b->k) {
+		u = brute_u_of(b);
+		b->tot++;
+		b->le += u <= b->u_obs;
+		b->ge += u >= b->u_obs;
+		return;
+	}
+	for (i = from; i < b->n; i++) {
+		b->pick[depth] = i;
+		brute_draw(b, depth + 1, i + 1);
+	}
+}
+
+static double brute_p_small_side(const double *x, size_t nx,
+				 const double *y, size_t ny)
+{
+	double pooled[32];
+	struct brute b = { pooled, nx + ny, ny, { 0 }, 0, 0, 0, 0 };
+	size_t i;
+
+	for (i = 0; i < b.n; i++)
+		pooled[i] = i < nx ? x[i] : y[i - nx];
+	/* the observed draw: y, the last ny values */
+	for (i = 0; i < ny; i++)
+		b.pick[i] = nx + i;
+	b.u_obs = brute_u_of(&b);
+	brute_draw(&b, 0, 0);
+	return fmin(1, 2 * fmin(b.le, b.ge) / b.tot);
+}
+
+TEST(mwu_exact_above_25_matches_brute_force)
+{
+	unsigned int seed = 777;
+	double x[26], y[3], want;
+	struct stats_mwu r;
+	size_t ny, i;
+
+	for (ny = 1; ny <= 3; ny++) {
+		for (i = 0; i < N(x); i++) {
+			seed = seed * 1103515245 + 12345;
+			x[i] = 1 + (seed >> 16) % 3;
+		}
+		for (i = 0; i < ny; i++) {
+			seed = seed * 1103515245 + 12345;
+			y[i] = 2 + (seed >> 16) % 2;
+		}
+		want = brute_p_small_side(x, N(x), y, ny);
+		ASSERT_EQ(0, stats_mann_whitney(x, N(x), y, ny,
+						STATS_MWU_AUTO, &r));
+		EXPECT_TRUE(r.exact);
+		EXPECT_TRUE(close_to(want, r.p, 1e-12))
+			TH_LOG("26 vs %zu: want %.17g, got %.17g", ny, want,
+			       r.p);
+	}
+}
+
+/*
+ * Where counting would cost more than STATS_MWU_EXACT_MAX_OPS (38 a
+ * side and up), the exact test is refused and auto is the normal
+ * approximation with the tie correction:
+ * /usr/bin/python3 -c 'from scipy.stats import mannwhitneyu as m; print(repr(m([i*7%5+1 for i in range(40)], [i*3%5+2 for i in range(40)], method="asymptotic").pvalue))'
+ * 0.004885098783066598
+ */
+TEST(mwu_beyond_exact_is_asymptotic)
+{
+	double x[40], y[40];
+	struct stats_mwu r;
+	size_t i;
+
+	EXPECT_TRUE(stats_mwu_exact_feasible(37, 37));
+	EXPECT_FALSE(stats_mwu_exact_feasible(38, 38));
+	EXPECT_TRUE(stats_mwu_exact_feasible(174, 3));
+	EXPECT_TRUE(stats_mwu_exact_feasible(3, 174));
+	EXPECT_FALSE(stats_mwu_exact_feasible(175, 3));
+	for (i = 0; i < N(x); i++) {
+		x[i] = (double)(i * 7 % 5 + 1);
+		y[i] = (double)(i * 3 % 5 + 2);
 	}
 	EXPECT_EQ(-EINVAL, stats_mann_whitney(x, N(x), y, N(y),
 					      STATS_MWU_EXACT, &r));
 	ASSERT_EQ(0, stats_mann_whitney(x, N(x), y, N(y), STATS_MWU_AUTO, &r));
 	EXPECT_FALSE(r.exact);
-	EXPECT_FALSE(r.ties);
+	EXPECT_TRUE(r.ties);
+	EXPECT_NEAR(0.004885098783066598, r.p);
 }
 
 /*

@@ -8,6 +8,14 @@ pair (a tie counts 1/2), probabilities as exact Fractions.  Standard
 library only (scipy is not installed here).
 
   python3 tests/ref/mwu_ref.py          # prints every reference
+
+Above the sizes brute force can enumerate (26 against 3 is 3,654 splits,
+30 against 30 is 1.2e17), mwu_exact_p_large() counts the same
+permutation distribution as a polynomial in exact integers (a dict from
+doubled rank sum to count per number of values drawn), which is the
+definition of the distribution rather than mwu.c's table of doubles.
+Where scipy 1.10.1 (Debian 12, /usr/bin/python3) can enumerate too, its
+permutation_test gives the same p (the numbers in tests/test_stats.c).
 """
 from fractions import Fraction
 from itertools import combinations
@@ -62,6 +70,39 @@ def hl_ci(x, y, alpha):
     return hl, d[q - 1], d[k - q], level
 
 
+def mwu_exact_p_large(x, y):
+    """Exact two-sided p with ties by counting in exact integers."""
+    pooled = sorted(list(x) + list(y))
+    rank2 = {}
+    i = 0
+    while i < len(pooled):
+        j = i
+        while j < len(pooled) and pooled[j] == pooled[i]:
+            j += 1
+        rank2[pooled[i]] = i + 1 + j       # twice the mid-rank
+        i = j
+    k = len(x)
+    dist = [dict() for _ in range(k + 1)]   # dist[j][s]: ways
+    dist[0][0] = 1
+    for v in pooled:
+        r = rank2[v]
+        for j in range(k, 0, -1):
+            for s, c in dist[j - 1].items():
+                dist[j][s + r] = dist[j].get(s + r, 0) + c
+    obs = sum(rank2[v] for v in x)
+    total = sum(dist[k].values())
+    le = sum(c for s, c in dist[k].items() if s <= obs)
+    ge = sum(c for s, c in dist[k].items() if s >= obs)
+    return min(Fraction(1), 2 * Fraction(min(le, ge), total))
+
+
+LARGE_CASES = [
+    ([1] * 26, [2] * 3),
+    ([i * 7 % 3 + 1 for i in range(30)], [3, 3, 2, 3]),
+    ([i * 7 % 5 + 1 for i in range(30)], [i * 3 % 5 + 2 for i in range(30)]),
+    ([2 * i for i in range(30)], [2 * i + 15 for i in range(30)]),
+]
+
 MWU_CASES = [
     ([1, 1, 1, 1], [2, 2, 2, 2]),
     ([1, 2, 3, 4], [4, 5, 6, 7]),
@@ -83,6 +124,10 @@ if __name__ == "__main__":
     for x, y in MWU_CASES:
         u, p = mwu_exact_p(x, y)
         print(f"mwu {x} {y}: U1={float(u)!r} p={p} = {float(p)!r}")
+    for x, y in LARGE_CASES:
+        p = mwu_exact_p_large(x, y)
+        print(f"mwu-large {len(x)} vs {len(y)} {x[:6]}.. {y[:6]}..: "
+              f"p={float(p)!r}")
     for x, y, a in HL_CASES:
         hl, lo, hi, level = hl_ci(x, y, a)
         print(f"hl {x} {y} alpha={a}: shift={float(hl)!r} "
