@@ -50,6 +50,7 @@
  */
 struct run_opts {
 	const char *variant, *flavor, *clock, *accel;
+	const char *run_id, *series_commit;	/* "": not recorded */
 	int boot;
 	unsigned int trials;
 	uint64_t runtime_ms, ramp_ms, backing_size, seed;
@@ -216,6 +217,9 @@ static void trial_labels(const struct run_opts *o, const struct matrix_cell *c,
 	snprintf(t->accel, sizeof(t->accel), "%s", o->accel);
 	snprintf(t->host, sizeof(t->host), "%.63s", u.nodename);
 	strftime(t->date, sizeof(t->date), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+	snprintf(t->run_id, sizeof(t->run_id), "%s", o->run_id);
+	snprintf(t->series_commit, sizeof(t->series_commit), "%s",
+		 o->series_commit);
 	t->boot = o->boot;
 	t->trial = nr;
 	t->cpus = cpus > 0 ? (int)cpus : 0;
@@ -837,6 +841,11 @@ static void run_usage(FILE *f)
 "      --clock MODE      clock label: wall or icount (default $VMRUN_CLOCK or wall)\n"
 "      --accel NAME      tcg, kvm or native (default $VMRUN_ACCEL or native)\n"
 "      --boot N          boot index recorded with each trial (default 0)\n"
+"      --run-id ID       the run's name, recorded with each trial: the same\n"
+"                        in every boot of one run (default $ABTOOL_RUN_ID;\n"
+"                        none: compare cannot tell runs apart)\n"
+"      --series-commit C the commit the kernels were built from, recorded\n"
+"                        with each trial (default $ABTOOL_SERIES_COMMIT)\n"
 "      --list-paths      print the data paths abtool knows, one a line\n"
 "      --dry-run         print the trials in run order (trial, cell, path,\n"
 "                        seed), one a line, and run none\n"
@@ -901,6 +910,8 @@ static const struct option run_long_opts[] = {
 	{ "clock", required_argument, NULL, 'c' },
 	{ "accel", required_argument, NULL, 'a' },
 	{ "boot", required_argument, NULL, 'b' },
+	{ "run-id", required_argument, NULL, 'I' },
+	{ "series-commit", required_argument, NULL, 'C' },
 	{ "kublk", required_argument, NULL, 'K' },
 	{ "list-paths", no_argument, NULL, 'L' },
 	{ "dry-run", no_argument, NULL, 'D' },
@@ -920,6 +931,12 @@ static void run_opts_init(struct run_opts *o)
 	o->flavor = env_or("ABTOOL_FLAVOR", "perf");
 	o->clock = env_or("VMRUN_CLOCK", "wall");
 	o->accel = env_or("VMRUN_ACCEL", "native");
+	/*
+	 * No default of our own: each boot of a run is a process of its
+	 * own, and a generated id would split one run into many
+	 */
+	o->run_id = env_or("ABTOOL_RUN_ID", "");
+	o->series_commit = env_or("ABTOOL_SERIES_COMMIT", "");
 	o->trials = 3;
 	o->runtime_ms = 2000;
 	o->ramp_ms = 100;
@@ -1002,6 +1019,14 @@ static int run_parse_opt(struct run_opts *o, int opt, char *arg)
 		if (wl_parse_uint(arg, 0, 1000, &v))
 			return run_bad("boot", arg);
 		o->boot = v;
+		break;
+	case 'I':
+	case 'C':
+		/* a record's strings hold TRIAL_STR_MAX - 1 characters */
+		if (!*arg || strlen(arg) >= TRIAL_STR_MAX)
+			return run_bad(opt == 'I' ? "run-id" : "series-commit",
+				       arg);
+		*(opt == 'I' ? &o->run_id : &o->series_commit) = arg;
 		break;
 	case 'K':
 		if (snprintf(o->kublk, sizeof(o->kublk), "%s", arg) >=

@@ -236,6 +236,10 @@ static int parse_metrics(struct json_object *obj, struct trial *t,
 		if (!isfinite(d))
 			return fail(err, errlen,
 				    "metrics.%s: not a finite number", key);
+		/* rates, times, counts per I/O: a negative one is a bug */
+		if (d < 0)
+			return fail(err, errlen,
+				    "metrics.%s: negative (%g)", key, d);
 		if (strlen(key) >= TRIAL_STR_MAX || !*key)
 			return fail(err, errlen,
 				    "metrics: bad metric name '%.32s'", key);
@@ -262,6 +266,8 @@ static int parse_record(struct json_object *obj, struct trial *t,
 		{ "accel", offsetof(struct trial, accel) },
 		{ "host", offsetof(struct trial, host) },
 		{ "date", offsetof(struct trial, date) },
+		{ "run_id", offsetof(struct trial, run_id) },
+		{ "series_commit", offsetof(struct trial, series_commit) },
 	};
 	struct json_object *v;
 	size_t i;
@@ -481,6 +487,8 @@ struct json_object *results_trial_to_json(const struct trial *t)
 	add_string(obj, "accel", t->accel);
 	add_string(obj, "host", t->host);
 	add_string(obj, "date", t->date);
+	add_string(obj, "run_id", t->run_id);
+	add_string(obj, "series_commit", t->series_commit);
 	if (t->boot >= 0)
 		json_object_object_add(obj, "boot",
 				       json_object_new_int(t->boot));

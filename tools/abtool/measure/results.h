@@ -6,6 +6,7 @@
  *   {"schema":"abtool-trial-1","variant":"base","kernel":"6.12.118",
  *    "flavor":"perf","path":"copy","clock":"icount","accel":"tcg",
  *    "host":"h","date":"2026-12-03T10:00:00Z","boot":0,"trial":0,"cpus":1,
+ *    "run_id":"20261206-053715","series_commit":"b1d5c6d...",
  *    "cell":{"target":"null","legs":1,"rw":"randread","bs":4096,
  *            "iodepth":16,"jobs":1},
  *    (an in-kernel row: "path":"kernel","driver":"md-raid1"; a cell on
@@ -13,9 +14,13 @@
  *    "metrics":{"iops":60123.0,"lat_p99_us":410.0,...}}
  *
  * Only "schema" and "metrics" are required; "metrics" is an open map of
- * numbers (null means "not available": a counter that does not apply to
- * the config, such as the SQEs of a server abtool does not run; skipped
- * when read).  A cell a config cannot express (an external server
+ * numbers, never negative (null means "not available": a counter that
+ * does not apply to the config, such as the SQEs of a server abtool does
+ * not run; skipped when read).  "run_id" names the run (one `make ab`:
+ * every boot and variant of it) and "series_commit" the commit of the
+ * series the kernels were built from, so that `abtool compare` can tell
+ * trials of different runs apart whatever files they come in; records
+ * from before them have neither.  A cell a config cannot express (an external server
  * without the target) is a record with "skipped":"why" and no metrics,
  * so that a run's every config still has a record per cell.  Unknown
  * top-level keys are ignored so newer writers stay readable.
@@ -59,6 +64,8 @@ struct trial {
 	char accel[TRIAL_STR_MAX];	/* tcg | kvm | native */
 	char host[TRIAL_STR_MAX];
 	char date[TRIAL_STR_MAX];	/* ISO 8601, UTC */
+	char run_id[TRIAL_STR_MAX];	/* the run's name; "": unrecorded */
+	char series_commit[TRIAL_STR_MAX]; /* git commit; "": unrecorded */
 	int boot;			/* -1: absent */
 	int trial;			/* -1: absent */
 	int cpus;			/* online CPUs (a guest's vCPUs) it

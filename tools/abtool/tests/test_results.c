@@ -27,6 +27,8 @@ static void fill_trial(struct trial *t, int i)
 	strcpy(t->accel, "tcg");
 	strcpy(t->host, "build-host");
 	strcpy(t->date, "2026-12-03T10:00:00Z");
+	strcpy(t->run_id, "20261203-095900");
+	strcpy(t->series_commit, "b1d5c6d0123456789abcdef0123456789abcdef0");
 	t->boot = 1;
 	t->trial = i;
 	t->cpus = 1 + i;
@@ -44,7 +46,7 @@ static void fill_trial(struct trial *t, int i)
 	trial_set_metric(t, "faults_per_io", 1e-7);
 	trial_set_metric(t, "copied_bytes_per_io", 4096);
 	trial_set_metric(t, "huge", 1.5e20);
-	trial_set_metric(t, "negative", -2.25);
+	trial_set_metric(t, "zero", 0);
 }
 
 static void expect_same(struct __test_metadata *_metadata,
@@ -60,6 +62,8 @@ static void expect_same(struct __test_metadata *_metadata,
 	EXPECT_STREQ(a->accel, b->accel);
 	EXPECT_STREQ(a->host, b->host);
 	EXPECT_STREQ(a->date, b->date);
+	EXPECT_STREQ(a->run_id, b->run_id);
+	EXPECT_STREQ(a->series_commit, b->series_commit);
 	EXPECT_EQ(a->boot, b->boot);
 	EXPECT_EQ(a->trial, b->trial);
 	EXPECT_EQ(a->cpus, b->cpus);
@@ -190,6 +194,8 @@ TEST(unset_fields_are_not_written)
 	EXPECT_EQ(NULL, strstr(buf, "\"variant\""));
 	EXPECT_EQ(NULL, strstr(buf, "\"boot\""));
 	EXPECT_EQ(NULL, strstr(buf, "\"cpus\""));
+	EXPECT_EQ(NULL, strstr(buf, "\"run_id\""));
+	EXPECT_EQ(NULL, strstr(buf, "\"series_commit\""));
 	EXPECT_NE(NULL, strstr(buf, "\"metrics\":{}"));
 	free(buf);
 }
@@ -332,6 +338,11 @@ TEST(malformed_lines_name_file_and_line)
 		   "cell.iodepth");
 	expect_bad(_metadata, "{\"schema\":\"abtool-trial-1\",\"variant\":7,"
 		   "\"metrics\":{}}\n", 1, "variant");
+	/* issue 34: IOPS of -5 is a broken record, not a slow trial */
+	expect_bad(_metadata, GOOD "\n{\"schema\":\"abtool-trial-1\","
+		   "\"metrics\":{\"iops\":-5}}\n", 2, "metrics.iops: negative");
+	expect_bad(_metadata, "{\"schema\":\"abtool-trial-1\",\"run_id\":1,"
+		   "\"metrics\":{}}\n", 1, "run_id");
 }
 
 TEST(missing_file_is_a_clear_error)
