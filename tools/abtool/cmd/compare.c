@@ -2,6 +2,7 @@
 /* abtool compare: pool trial records, compare configs, print the report. */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,7 @@ struct compare_args {
 	char *config_buf;
 	const char *configs[MAX_CONFIGS];
 	char *command;
+	bool pool;		/* --pool: several runs or commits */
 };
 
 static void usage(FILE *f)
@@ -57,6 +59,9 @@ static void usage(FILE *f)
 "      --allow-mixed-env    compare trials of different accels (tcg, kvm,\n"
 "                           native), flavors (perf, debug) or vCPU\n"
 "                           counts anyway\n"
+"      --pool               pool trials of several runs or series commits\n"
+"                           (refused by default: a run's boots are the\n"
+"                           sample, another run is not more of them)\n"
 "  -h, --help               this text\n"
 "\n"
 "Rows are cells (target, legs, rw, bs, iodepth, jobs).  Entries show the\n"
@@ -160,6 +165,7 @@ enum {
 	OPT_CI,
 	OPT_CONFIGS,
 	OPT_REFERENCE,
+	OPT_POOL,
 };
 
 static const struct option long_options[] = {
@@ -176,6 +182,7 @@ static const struct option long_options[] = {
 	{ "ci", no_argument, NULL, OPT_CI },
 	{ "configs", required_argument, NULL, OPT_CONFIGS },
 	{ "reference", required_argument, NULL, OPT_REFERENCE },
+	{ "pool", no_argument, NULL, OPT_POOL },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -252,6 +259,9 @@ static int parse_args(int argc, char **argv, struct compare_args *a)
 		case OPT_CI:
 			a->opts.show_ci = true;
 			break;
+		case OPT_POOL:
+			a->pool = true;
+			break;
 		case OPT_CONFIGS:
 			if (parse_configs(a, optarg))
 				return usage_error("bad config list '%s'",
@@ -272,9 +282,14 @@ static int parse_args(int argc, char **argv, struct compare_args *a)
 	return -1;
 }
 
-static int read_inputs(int argc, char **argv, struct trial_set *set)
+static int read_inputs(int argc, char **argv, const struct compare_args *a,
+		       struct trial_set *set)
 {
-	char err[1024];
+	struct inputs_rules rules = {
+		.pool = a->pool,
+		.by_file = a->opts.by == REPORT_BY_FILE,
+	};
+	char err[2 * PATH_MAX + 1024];
 	int i;
 
 	if (inputs_check_distinct(argv + optind, (size_t)(argc - optind), err,
@@ -287,6 +302,10 @@ static int read_inputs(int argc, char **argv, struct trial_set *set)
 			fprintf(stderr, "abtool compare: %s\n", err);
 			return AB_EXIT_FAIL;
 		}
+	}
+	if (inputs_check_records(set, &rules, err, sizeof(err))) {
+		fprintf(stderr, "abtool compare: %s\n", err);
+		return AB_EXIT_FAIL;
 	}
 	return AB_EXIT_OK;
 }
@@ -395,7 +414,7 @@ int cmd_compare(int argc, char **argv)
 		goto out;
 	a.command = command_line(argc, argv);
 	a.opts.command = a.command;
-	ret = read_inputs(argc, argv, &set);
+	ret = read_inputs(argc, argv, &a, &set);
 	if (ret)
 		goto out;
 	if (report_build(&set, &a.opts, &r, err, sizeof(err))) {

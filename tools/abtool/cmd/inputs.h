@@ -1,14 +1,26 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The input files of `abtool compare` must be distinct: a file given
- * twice (the same path, another path to it, or a copy) would pool its
- * trials twice, doubling n and making every p-value smaller than the
- * data allow.
+ * What `abtool compare` refuses to pool, before anything is computed.
+ *
+ * The files must be distinct: a file given twice (the same path, another
+ * path to it, or a copy) would pool its trials twice, doubling n and
+ * making every p-value smaller than the data allow.
+ *
+ * The records must be too, whatever the files' bytes (a copy with one
+ * blank line more, `cat a a`): one record per (run, variant, path, cell,
+ * boot, trial).  And a comparison is of one run unless --pool says
+ * otherwise: the boots of one run are the unit of replication, and two
+ * runs (another day, another commit of the series) are not more boots
+ * of the same thing.  The Dec 6 audit (issue 34) pooled 7 runs as "2
+ * boots x 14 trials" and two versions of a series under one name.
  */
 #ifndef ABTOOL_INPUTS_H
 #define ABTOOL_INPUTS_H
 
+#include <stdbool.h>
 #include <stddef.h>
+
+#include "results.h"
 
 /*
  * 0, or -EINVAL with a one-line reason in @err when two of @paths are the
@@ -18,5 +30,24 @@
  */
 int inputs_check_distinct(char *const *paths, size_t n, char *err,
 			  size_t errlen);
+
+/* What inputs_check_records() enforces beyond distinct records. */
+struct inputs_rules {
+	bool pool;	/* --pool: trials of several runs or commits */
+	bool by_file;	/* --by file: each file must hold one config */
+};
+
+/*
+ * 0, or -EINVAL with a one-line reason naming files and lines in @err
+ * when: a file holds no record; two records have the same variant,
+ * path, cell, boot and trial and come from the same run (the same
+ * run_id, or neither has one and their dates agree; records without
+ * boot and trial ids are told apart by their dates alone); the records
+ * come from more than one run or series commit (unless rules->pool);
+ * with rules->by_file, a file holds more than one variant/path.
+ */
+int inputs_check_records(const struct trial_set *set,
+			 const struct inputs_rules *rules,
+			 char *err, size_t errlen);
 
 #endif

@@ -1144,8 +1144,15 @@ TEST(compare_command_line)
 						   "-m", "all", input,
 						   NULL }));
 	EXPECT_TRUE(exists(dir, "out.csv"));
+	/* --by file would pool base/copy and base/user_copy: refused */
+	EXPECT_EQ(1, run_compare((const char *[]){ "--by", "file", input,
+						   NULL }));
+	EXPECT_NE(NULL, strstr(stderr_text, "--by file: ")) TH_LOG("%s",
+								  stderr_text);
+	EXPECT_NE(NULL, strstr(stderr_text, "base/copy")) TH_LOG("%s",
+								 stderr_text);
+	EXPECT_NE(NULL, strstr(stderr_text, "base/user_copy"));
 	EXPECT_EQ(0, run_compare((const char *[]){ "--outdir", sub,
-						   "--by", "file",
 						   "--alpha", "0.01", input,
 						   NULL }));
 	EXPECT_TRUE(exists(sub, "report.txt"));
@@ -1217,6 +1224,136 @@ TEST(compare_refuses_duplicate_inputs)
 	free(text);
 	remove_tree(dir);
 	unlink(input);
+	trial_set_release(&set);
+}
+
+/* Write @set to @path, each trial changed by @edit first (may be NULL). */
+static void write_edited(const char *path, const struct trial_set *set,
+			 void (*edit)(struct trial *t, size_t k))
+{
+	FILE *f = fopen(path, "w");
+	size_t k;
+
+	for (k = 0; f && k < set->nr; k++) {
+		struct trial t = set->trials[k];
+
+		if (edit)
+			edit(&t, k);
+		results_write_trial(f, &t);
+	}
+	if (f)
+		fclose(f);
+}
+
+static void run_a(struct trial *t, size_t k)
+{
+	strcpy(t->run_id, "run-a");
+	strcpy(t->series_commit, "1111111");
+}
+
+static void run_b(struct trial *t, size_t k)
+{
+	strcpy(t->run_id, "run-b");
+	strcpy(t->series_commit, "1111111");
+	t->boot = 1;
+}
+
+static void run_a_commit_2(struct trial *t, size_t k)
+{
+	run_a(t, k);
+	t->boot = 1;
+	strcpy(t->series_commit, "2222222");
+}
+
+/* the same trials, but boot 1: what a second boot of run-a writes */
+static void run_a_boot_1(struct trial *t, size_t k)
+{
+	run_a(t, k);
+	t->boot = 1;
+}
+
+/*
+ * Issue 34, item 5: records, not files, are what must be distinct, and
+ * a comparison is of one run unless --pool says otherwise.
+ */
+TEST(compare_refuses_duplicate_records_and_other_runs)
+{
+	char dir[] = "/tmp/abtool-test-keys-XXXXXX", a[128], a2[128], b[128];
+	char cat[128], blank[128], empty[128], c2[128], one[128], cmd[1024];
+	struct trial_set set;
+	FILE *f;
+
+	make_set(&set, 2, 4, &icount_tcg);
+	ASSERT_NE(NULL, mkdtemp(dir));
+	snprintf(a, sizeof(a), "%s/a.jsonl", dir);
+	snprintf(a2, sizeof(a2), "%s/a-boot1.jsonl", dir);
+	snprintf(b, sizeof(b), "%s/b.jsonl", dir);
+	snprintf(c2, sizeof(c2), "%s/commit2.jsonl", dir);
+	snprintf(cat, sizeof(cat), "%s/cat.jsonl", dir);
+	snprintf(blank, sizeof(blank), "%s/blank.jsonl", dir);
+	snprintf(empty, sizeof(empty), "%s/empty.jsonl", dir);
+	snprintf(one, sizeof(one), "%s/one.jsonl", dir);
+	write_edited(a, &set, run_a);
+	write_edited(a2, &set, run_a_boot_1);
+	write_edited(b, &set, run_b);
+	write_edited(c2, &set, run_a_commit_2);
+	snprintf(cmd, sizeof(cmd), "cat %s %s > %s && (cat %s; echo) > %s && "
+		 ": > %s", a, a, cat, a, blank, empty);
+	ASSERT_EQ(0, system(cmd));
+
+	/* two boots of one run: fine */
+	EXPECT_EQ(0, run_compare((const char *[]){ a, a2, NULL }))
+		TH_LOG("%s", stderr_text);
+	/* every record twice in one file: refused, naming both lines */
+	EXPECT_EQ(1, run_compare((const char *[]){ cat, NULL }));
+	EXPECT_NE(NULL, strstr(stderr_text, "are the same trial"))
+		TH_LOG("%s", stderr_text);
+	EXPECT_NE(NULL, strstr(stderr_text, "cat.jsonl:1 and "))
+		TH_LOG("%s", stderr_text);
+	EXPECT_NE(NULL, strstr(stderr_text, "boot 0, trial 0, run run-a"))
+		TH_LOG("%s", stderr_text);
+	/* a copy with a blank line more passes the file check, not this */
+	EXPECT_EQ(1, run_compare((const char *[]){ a, blank, NULL }));
+	EXPECT_NE(NULL, strstr(stderr_text, "doubles n")) TH_LOG("%s",
+								  stderr_text);
+	/* --pool does not make a duplicate a trial */
+	EXPECT_EQ(1, run_compare((const char *[]){ "--pool", a, blank,
+						   NULL }));
+	EXPECT_NE(NULL, strstr(stderr_text, "doubles n"));
+	/* two runs, two commits: only with --pool */
+	EXPECT_EQ(1, run_compare((const char *[]){ a, b, NULL }));
+	EXPECT_NE(NULL, strstr(stderr_text, "trials of two runs: run-a"))
+		TH_LOG("%s", stderr_text);
+	EXPECT_NE(NULL, strstr(stderr_text, "--pool"));
+	EXPECT_EQ(0, run_compare((const char *[]){ "--pool", a, b, NULL }))
+		TH_LOG("%s", stderr_text);
+	EXPECT_EQ(1, run_compare((const char *[]){ a, c2, NULL }));
+	EXPECT_NE(NULL, strstr(stderr_text, "trials of two series commits: "
+			       "1111111")) TH_LOG("%s", stderr_text);
+	EXPECT_EQ(0, run_compare((const char *[]){ "--pool", a, c2, NULL }));
+	/* the same trial in two runs: without --pool, said as such */
+	write_edited(b, &set, run_a);
+	f = fopen(b, "a");
+	ASSERT_NE(NULL, f);
+	fputs("\n", f);	/* not the same bytes as a */
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "sed -i s/run-a/run-c/ %s", b);
+	ASSERT_EQ(0, system(cmd));
+	EXPECT_EQ(1, run_compare((const char *[]){ a, b, NULL }));
+	EXPECT_NE(NULL, strstr(stderr_text, "of two runs (run-a, run-c)"))
+		TH_LOG("%s", stderr_text);
+	/* an empty file is an error, not a config with no trials */
+	EXPECT_EQ(1, run_compare((const char *[]){ a, empty, NULL }));
+	EXPECT_NE(NULL, strstr(stderr_text, "empty.jsonl: no trial records"))
+		TH_LOG("%s", stderr_text);
+	/* --by file with one config per file: fine */
+	trial_set_release(&set);
+	make_set(&set, 1, 4, &icount_tcg);
+	write_edited(one, &set, NULL);
+	EXPECT_EQ(0, run_compare((const char *[]){ "--by", "file", one,
+						   NULL }))
+		TH_LOG("%s", stderr_text);
+	remove_tree(dir);
 	trial_set_release(&set);
 }
 
