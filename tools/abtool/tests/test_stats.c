@@ -9,6 +9,7 @@
 
 #include "kselftest_harness.h"
 
+#include "bootstrap.h"
 #include "hodges_lehmann.h"
 #include "multcomp.h"
 #include "stats.h"
@@ -718,6 +719,49 @@ TEST(benjamini_hochberg)
 		EXPECT_NEAR(q2[i], q[i]);
 	ASSERT_EQ(0, stats_bh_adjust(&one, 1, q));
 	EXPECT_NEAR(0.9, q[0]);
+}
+
+/*
+ * ---- bootstrap interval of a geomean of median ratios ----
+ * Deterministic for a seed; around the point geomean; a cell whose
+ * values are all equal has no spread to resample; a median of 0 in a
+ * resample has no logarithm.
+ */
+TEST(bootstrap_geomean_ratio)
+{
+	static const double x1[] = { 100, 101, 99, 100.5, 99.5, 100, 101, 99 };
+	static const double y1[] = { 120, 121, 119, 120.5, 119.5, 120, 122,
+				     118 };
+	static const double x2[] = { 10, 10, 10 }, y2[] = { 5, 5, 5 };
+	static const double z[] = { 0, 0, 1 };
+	struct stats_boot_cell cells[] = {
+		{ x1, y1, N(x1), N(y1) },
+		{ x2, y2, N(x2), N(y2) },
+	};
+	struct stats_boot_cell zero[] = { { x2, z, N(x2), N(z) } };
+	double lo, hi, lo2, hi2, point = sqrt(1.2 * 0.5);
+	uint64_t st = 1;
+
+	ASSERT_EQ(0, stats_boot_geomean_ratio(cells, 2, 2000, 1, 0.95, &lo,
+					      &hi));
+	EXPECT_TRUE(lo <= point && point <= hi) TH_LOG("%g..%g", lo, hi);
+	EXPECT_TRUE(hi - lo < 0.02) TH_LOG("%g..%g", lo, hi);
+	ASSERT_EQ(0, stats_boot_geomean_ratio(cells, 2, 2000, 1, 0.95, &lo2,
+					      &hi2));
+	EXPECT_TRUE(lo == lo2 && hi == hi2);	/* the same seed, bit for bit */
+	ASSERT_EQ(0, stats_boot_geomean_ratio(cells + 1, 1, 100, 7, 0.95,
+					      &lo, &hi));
+	EXPECT_NEAR(0.5, lo);
+	EXPECT_NEAR(0.5, hi);
+	EXPECT_EQ(-EDOM, stats_boot_geomean_ratio(zero, 1, 2000, 1, 0.95,
+						  &lo, &hi));
+	EXPECT_TRUE(isnan(lo) && isnan(hi));
+	EXPECT_EQ(-EINVAL, stats_boot_geomean_ratio(cells, 0, 10, 1, 0.95,
+						    &lo, &hi));
+	EXPECT_EQ(-EINVAL, stats_boot_geomean_ratio(cells, 2, 10, 1, 1.5,
+						    &lo, &hi));
+	/* splitmix64's first output for seed 1 (Vigna's reference code) */
+	EXPECT_EQ(0x910a2dec89025cc1ULL, stats_splitmix64(&st));
 }
 
 TEST_HARNESS_MAIN
