@@ -29,6 +29,7 @@ struct compare_args {
 	const char *configs[MAX_CONFIGS];
 	char *command;
 	bool pool;		/* --pool: several runs or commits */
+	char *null_buf[REPORT_MAX_NULLS];	/* --null A,B, split at ',' */
 };
 
 static void usage(FILE *f)
@@ -51,8 +52,18 @@ static void usage(FILE *f)
 "      --reference LABEL    also show every config as a fraction of this one\n"
 "                           (default: the first whose path is \"kernel\",\n"
 "                           the in-kernel driver; \"none\": no fractions)\n"
-"      --alpha A            significance level (default 0.05); CIs are\n"
-"                           at the exact level closest above 1 - A\n"
+"      --alpha A            error rate of a family (default 0.05): each\n"
+"                           interval is at 1 - A/m, m the cells the pair\n"
+"                           of configs is tested in\n"
+"      --margin PCT         practical margin, %% of the baseline's median\n"
+"                           (default 1): better or worse only when the\n"
+"                           whole interval lies beyond it, equivalent\n"
+"                           when within\n"
+"      --null A,B           configs running the same user-space code on\n"
+"                           two kernels (base/user_copy,splice-rsrc/\n"
+"                           user_copy): their largest change over the\n"
+"                           cells is the margin where it is larger;\n"
+"                           may be given up to 8 times\n"
 "      --ci                 text: a confidence-interval table under each\n"
 "                           table (markdown, csv, json always have them)\n"
 "      --allow-mixed-clock  compare wall and icount trials anyway\n"
@@ -65,11 +76,12 @@ static void usage(FILE *f)
 "  -h, --help               this text\n"
 "\n"
 "Rows are cells (target, legs, rw, bs, iodepth, jobs).  Entries show the\n"
-"median +-half the IQR (as %% of the median); other columns show the\n"
-"delta vs the baseline when a two-sided Mann-Whitney U test gives\n"
-"q < alpha (p, Benjamini-Hochberg adjusted over the table), \"~\" when\n"
-"not (\"~*\": too few trials to ever tell); a geomean row sums up.\n"
-"See abtool-compare(1).\n");
+"median +-half the IQR (as %% of the median); other columns the change\n"
+"vs the baseline where the Hodges-Lehmann interval of the shift (at\n"
+"1 - alpha/m) lies beyond +-margin (better or worse), \"=\" within it\n"
+"(equivalent), \"~\" neither (inconclusive), \"~*\" too few trials for\n"
+"that level, \"(+x%%)\" a value the same in every trial; a geomean row\n"
+"with its cell count sums up.  See abtool-compare(1).\n");
 }
 
 static int usage_error(const char *fmt, const char *arg)
@@ -141,6 +153,41 @@ static int parse_configs(struct compare_args *a, const char *list)
 	return 0;
 }
 
+/* "A,B": two config labels; -EINVAL otherwise. */
+static int parse_null(struct compare_args *a, const char *pair)
+{
+	size_t k = a->opts.nr_nulls;
+	char *comma;
+
+	if (k == REPORT_MAX_NULLS)
+		return -E2BIG;
+	a->null_buf[k] = strdup(pair);
+	if (!a->null_buf[k])
+		return -ENOMEM;
+	comma = strchr(a->null_buf[k], ',');
+	if (!comma || comma == a->null_buf[k] || !comma[1] ||
+	    strchr(comma + 1, ','))
+		return -EINVAL;
+	*comma = '\0';
+	a->opts.null_a[k] = a->null_buf[k];
+	a->opts.null_b[k] = comma + 1;
+	a->opts.nr_nulls++;
+	return 0;
+}
+
+static int parse_margin(const char *s, double *pct)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || !(v >= 0 && v < 100))
+		return -EINVAL;
+	*pct = v;
+	return 0;
+}
+
 static int parse_alpha(const char *s, double *alpha)
 {
 	char *end;
@@ -166,6 +213,8 @@ enum {
 	OPT_CONFIGS,
 	OPT_REFERENCE,
 	OPT_POOL,
+	OPT_MARGIN,
+	OPT_NULL,
 };
 
 static const struct option long_options[] = {
@@ -183,6 +232,8 @@ static const struct option long_options[] = {
 	{ "configs", required_argument, NULL, OPT_CONFIGS },
 	{ "reference", required_argument, NULL, OPT_REFERENCE },
 	{ "pool", no_argument, NULL, OPT_POOL },
+	{ "margin", required_argument, NULL, OPT_MARGIN },
+	{ "null", required_argument, NULL, OPT_NULL },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -227,10 +278,10 @@ static int parse_args(int argc, char **argv, struct compare_args *a)
 			a->output = optarg;
 			break;
 		case OPT_OUTDIR:
-			a->outdir = optarg;
+			a->outdir = a->opts.outdir = optarg;
 			break;
 		case OPT_PLOT:
-			a->plotdir = optarg;
+			a->plotdir = a->opts.plotdir = optarg;
 			break;
 		case OPT_BY:
 			if (report_parse_by(optarg, &a->opts.by))
@@ -261,6 +312,18 @@ static int parse_args(int argc, char **argv, struct compare_args *a)
 			break;
 		case OPT_POOL:
 			a->pool = true;
+			break;
+		case OPT_MARGIN:
+			if (parse_margin(optarg, &a->opts.margin_pct))
+				return usage_error("--margin wants a percentage "
+						   "in [0, 100), not '%s'",
+						   optarg);
+			break;
+		case OPT_NULL:
+			if (parse_null(a, optarg))
+				return usage_error("--null wants two configs "
+						   "A,B (at most 8 times), not "
+						   "'%s'", optarg);
 			break;
 		case OPT_CONFIGS:
 			if (parse_configs(a, optarg))
@@ -431,5 +494,7 @@ out:
 	free(a.metric_buf);
 	free(a.config_buf);
 	free(a.command);
+	for (size_t k = 0; k < REPORT_MAX_NULLS; k++)
+		free(a.null_buf[k]);
 	return ret;
 }

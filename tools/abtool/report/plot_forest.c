@@ -48,7 +48,7 @@ bool plot_forest_has_points(const struct report *r,
 	size_t i, c;
 
 	for (c = 1; c < r->nr_columns; c++) {
-		if (isfinite(m->geomean_pct[c]))
+		if (isfinite(m->pairs[c].geomean_pct))
 			return true;
 		for (i = 0; i < r->nr_cells; i++)
 			if (isfinite(report_entry(r, m, i, c)->shift_pct))
@@ -77,11 +77,13 @@ void plot_forest_dat(FILE *f, const struct report *r,
 			put_num(f, e->ci_hi_pct);
 			fputc('\n', f);
 		}
-		/* the geomean row: a point without an interval */
+		/* the geomean row: its bootstrap interval */
 		put_num(f, row_y(r, r->nr_cells, c));
-		put_num(f, m->geomean_pct[c]);
-		put_num(f, m->geomean_pct[c]);
-		put_num(f, m->geomean_pct[c]);
+		put_num(f, m->pairs[c].geomean_pct);
+		put_num(f, isnan(m->pairs[c].geomean_lo_pct) ?
+			m->pairs[c].geomean_pct : m->pairs[c].geomean_lo_pct);
+		put_num(f, isnan(m->pairs[c].geomean_hi_pct) ?
+			m->pairs[c].geomean_pct : m->pairs[c].geomean_hi_pct);
 		fputs("\n\n\n", f);	/* gnuplot: next index */
 	}
 }
@@ -118,19 +120,38 @@ static void put_titles(FILE *f, const struct report *r,
 	fputs(" noenhanced\n", f);
 }
 
-static void put_plot_cmd(FILE *f, const struct report *r, const char *stem)
+/* Whether config @c has a change to draw (else gnuplot warns). */
+static bool column_has_points(const struct report *r,
+			      const struct report_metric *m, size_t c)
+{
+	size_t i;
+
+	if (isfinite(m->pairs[c].geomean_pct))
+		return true;
+	for (i = 0; i < r->nr_cells; i++)
+		if (isfinite(report_entry(r, m, i, c)->shift_pct))
+			return true;
+	return false;
+}
+
+static void put_plot_cmd(FILE *f, const struct report *r,
+			 const struct report_metric *m, const char *stem)
 {
 	char letter[8], title[256];
+	bool first = true;
 	size_t c;
 
 	fprintf(f, "plot ");
 	for (c = 1; c < r->nr_columns; c++) {
+		if (!column_has_points(r, m, c))
+			continue;
 		report_column_letter(c, letter, sizeof(letter));
 		snprintf(title, sizeof(title), "%s: %s", letter,
 			 r->columns[c].label);
 		fprintf(f, "%s\"%s-change.dat\" index %zu using 2:1:3:4 "
 			"with xerrorbars pt 7 ps 0.8 lw 1.5 title ",
-			c > 1 ? ", \\\n     " : "", stem, c - 1);
+			first ? "" : ", \\\n     ", stem, c - 1);
+		first = false;
 		plot_put_quoted(f, title, false);
 	}
 	fputc('\n', f);
@@ -159,7 +180,7 @@ void plot_forest_gp(FILE *f, const struct report *r,
 	fprintf(f, "\nset terminal svg size 900,%zu dynamic noenhanced "
 		"font \"sans,10\"\nset output \"%s-change.svg\"\n", height,
 		stem);
-	put_plot_cmd(f, r, stem);
+	put_plot_cmd(f, r, m, stem);
 	fprintf(f, "\nif (strstrt(GPVAL_TERMINALS, \"pngcairo\") > 0) {\n"
 		"\tset terminal pngcairo size 900,%zu noenhanced "
 		"font \"sans,10\"\n} else {\n"

@@ -10,7 +10,6 @@
 #include <sys/stat.h>
 
 #include "errmsg.h"
-#include "multcomp.h"
 #include "report.h"
 
 extern const struct report_format report_text, report_md, report_csv,
@@ -36,6 +35,7 @@ void report_opts_init(struct report_opts *opts)
 	memset(opts, 0, sizeof(*opts));
 	opts->by = REPORT_BY_VARIANT_PATH;
 	opts->alpha = REPORT_ALPHA;
+	opts->margin_pct = REPORT_MARGIN_PCT;
 }
 
 int report_parse_by(const char *s, enum report_by *by)
@@ -139,6 +139,11 @@ static int env_add(struct report_env *env, const struct trial *t)
 		return -ENOMEM;
 	if (*t->driver && strlist_add(&env->drivers, t->driver) < 0)
 		return -ENOMEM;
+	if (*t->run_id && strlist_add(&env->runs, t->run_id) < 0)
+		return -ENOMEM;
+	if (*t->series_commit &&
+	    strlist_add(&env->commits, t->series_commit) < 0)
+		return -ENOMEM;
 	if (t->cpus > 0) {
 		char n[16];
 
@@ -164,6 +169,8 @@ static void env_free(struct report_env *env)
 	strlist_free(&env->hosts);
 	strlist_free(&env->cpus);
 	strlist_free(&env->drivers);
+	strlist_free(&env->runs);
+	strlist_free(&env->commits);
 }
 
 /* ---- labels ---- */
@@ -314,17 +321,24 @@ void report_fmt_pct(double pct, char *buf, size_t len)
 
 void report_fmt_levels(const struct report_metric *m, char *buf, size_t len)
 {
+	char lo[16], hi[16];
+
+	report_fmt_level(m->ci_level_min, lo, sizeof(lo));
+	report_fmt_level(m->ci_level_max, hi, sizeof(hi));
 	if (isnan(m->ci_level_min))
 		snprintf(buf, len, "-");
-	else if (fabs(m->ci_level_max - m->ci_level_min) < 5e-4)
-		snprintf(buf, len, "%.1f%%", m->ci_level_min * 100);
+	else if (!strcmp(lo, hi))
+		snprintf(buf, len, "%s", lo);
 	else
-		snprintf(buf, len, "%.1f..%.1f%%", m->ci_level_min * 100,
-			 m->ci_level_max * 100);
+		snprintf(buf, len, "%.*s..%s", (int)strlen(lo) - 1, lo, hi);
 }
 
 void report_fmt_delta(const struct report_entry *e, char *buf, size_t len)
 {
+	char pct[32];
+
+	snprintf(pct, sizeof(pct), "%+.*f%%",
+		 fabs(e->delta_pct) < 1000 ? 1 : 0, e->delta_pct);
 	switch (e->verdict) {
 	case REPORT_BASELINE:
 		snprintf(buf, len, "%s", "");
@@ -332,19 +346,23 @@ void report_fmt_delta(const struct report_entry *e, char *buf, size_t len)
 	case REPORT_NO_DATA:
 		snprintf(buf, len, "-");
 		break;
-	case REPORT_NOT_SIGNIFICANT:
+	case REPORT_EQUIVALENT:
+		snprintf(buf, len, "=");
+		break;
+	case REPORT_INCONCLUSIVE:
 		snprintf(buf, len, "~");
 		break;
 	case REPORT_N_TOO_SMALL:
 		snprintf(buf, len, "~*");
 		break;
-	case REPORT_SIGNIFICANT:
-		if (isnan(e->delta_pct))
-			snprintf(buf, len, "n/a");
-		else
-			snprintf(buf, len, "%+.*f%%",
-				 fabs(e->delta_pct) < 1000 ? 1 : 0,
-				 e->delta_pct);
+	case REPORT_VALUE:
+		snprintf(buf, len, isnan(e->delta_pct) ? "(n/a)" : "(%s)",
+			 pct);
+		break;
+	case REPORT_BETTER:
+	case REPORT_WORSE:
+	default:
+		snprintf(buf, len, "%s", isnan(e->delta_pct) ? "n/a" : pct);
 		break;
 	}
 }
@@ -370,9 +388,12 @@ const char *report_verdict_name(enum report_verdict v)
 	static const char *const names[] = {
 		[REPORT_NO_DATA] = "no data",
 		[REPORT_BASELINE] = "baseline",
-		[REPORT_SIGNIFICANT] = "significant",
-		[REPORT_NOT_SIGNIFICANT] = "not significant",
+		[REPORT_BETTER] = "better",
+		[REPORT_WORSE] = "worse",
+		[REPORT_EQUIVALENT] = "equivalent",
+		[REPORT_INCONCLUSIVE] = "inconclusive",
 		[REPORT_N_TOO_SMALL] = "n too small",
+		[REPORT_VALUE] = "value",
 	};
 
 	return names[v];
@@ -407,13 +428,53 @@ void report_fmt_n_boots(const struct report_column *col, char *buf,
 		 col->per_boot_max == 1 ? "" : "s");
 }
 
-size_t report_min_trials(double alpha)
+size_t report_min_trials(double alpha, size_t family)
 {
 	size_t n = REPORT_MIN_N;
 
-	while (stats_mwu_min_p(n, n) > alpha && n < 1000)
+	/* the widest exact interval has level 1 - min_p */
+	while (stats_mwu_min_p(n, n) > alpha / (double)(family ? family : 1)
+	       && n < 1000)
 		n++;
 	return n;
+}
+
+void report_fmt_level(double level, char *buf, size_t len)
+{
+	/* four digits: 98.75%, 99.79% (1 - 0.05/24), 99.98% */
+	if (isnan(level))
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%.4g%%", level * 100);
+}
+
+size_t report_max_family(const struct report *r,
+			 const struct report_metric *m)
+{
+	size_t c, most = 0;
+
+	for (c = 1; c < r->nr_columns; c++)
+		if (m->pairs[c].family > most)
+			most = m->pairs[c].family;
+	return most;
+}
+
+void report_fmt_margin(const struct report *r, const struct report_metric *m,
+		       char *buf, size_t len)
+{
+	if (isnan(m->null_pct))
+		snprintf(buf, len, "+-%.1f%% (--margin)", m->margin_pct);
+	else if (m->null_pct > r->margin_pct)
+		snprintf(buf, len, "+-%.1f%%: the measured null, %s vs %s, "
+			 "largest change over %zu cells (--margin %.1f%%)",
+			 m->margin_pct, r->null_b[m->null_pair],
+			 r->null_a[m->null_pair], m->null_cells,
+			 r->margin_pct);
+	else
+		snprintf(buf, len, "+-%.1f%% (--margin; the measured null, "
+			 "%s vs %s over %zu cells, is %.1f%%)", m->margin_pct,
+			 r->null_b[m->null_pair], r->null_a[m->null_pair],
+			 m->null_cells, m->null_pct);
 }
 
 /* ---- building ---- */
@@ -774,148 +835,6 @@ all:
 	return 0;
 }
 
-/* The HL shift and CI as percentages of the baseline's median. */
-static void judge_shift(const struct report *r, const struct report_entry *base,
-			struct report_entry *e)
-{
-	double bm = fabs(base->sum.median);
-
-	if (stats_hodges_lehmann(base->values, base->sum.n, e->values,
-				 e->sum.n, r->alpha, &e->hl)) {
-		e->hl.level = NAN;
-		return;
-	}
-	if (bm == 0)
-		return;
-	e->shift_pct = e->hl.shift / bm * 100;
-	e->ci_lo_pct = e->hl.lo / bm * 100;
-	e->ci_hi_pct = e->hl.hi / bm * 100;
-}
-
-/*
- * Test one entry against the baseline.  The verdict is provisional:
- * adjust() turns NOT_SIGNIFICANT into SIGNIFICANT once the table's
- * p-values are adjusted together.
- */
-static void judge(const struct report *r, const struct report_entry *base,
-		  struct report_entry *e)
-{
-	size_t nx = base->sum.n, ny = e->sum.n;
-	double bm = base->sum.median, em = e->sum.median;
-
-	e->delta_pct = e->q = NAN;
-	e->shift_pct = e->ci_lo_pct = e->ci_hi_pct = NAN;
-	e->hl.level = NAN;
-	if (!nx || !ny) {
-		e->verdict = REPORT_NO_DATA;
-		return;
-	}
-	if (bm != 0)
-		e->delta_pct = (em - bm) / fabs(bm) * 100;
-	else if (em == 0)
-		e->delta_pct = 0;
-	if (stats_mann_whitney(base->values, nx, e->values, ny,
-			       STATS_MWU_AUTO, &e->mwu)) {
-		e->verdict = REPORT_NO_DATA;
-		return;
-	}
-	judge_shift(r, base, e);
-	if (nx < REPORT_MIN_N || ny < REPORT_MIN_N ||
-	    stats_mwu_min_p(nx, ny) > r->alpha)
-		e->verdict = REPORT_N_TOO_SMALL;
-	else
-		e->verdict = REPORT_NOT_SIGNIFICANT;
-}
-
-static bool compared(const struct report_entry *e)
-{
-	return e->verdict == REPORT_NOT_SIGNIFICANT ||
-	       e->verdict == REPORT_N_TOO_SMALL ||
-	       e->verdict == REPORT_SIGNIFICANT;
-}
-
-/*
- * Benjamini-Hochberg over every comparison of the table.  Entries with
- * too few trials stay in the family: they were tested, and leaving them
- * out would make the others look more certain than they are.
- */
-static int adjust(const struct report *r, struct report_metric *m)
-{
-	size_t k, j, total = r->nr_cells * r->nr_columns;
-	double *p = malloc((total ? total : 1) * sizeof(*p));
-	double *q = malloc((total ? total : 1) * sizeof(*q));
-	int ret = -ENOMEM;
-
-	if (!p || !q)
-		goto out;
-	for (j = 0, k = 0; k < total; k++)
-		if (compared(&m->entries[k]))
-			p[j++] = m->entries[k].mwu.p;
-	m->nr_tests = j;
-	ret = stats_bh_adjust(p, j, q);
-	if (ret)
-		goto out;
-	for (j = 0, k = 0; k < total; k++) {
-		struct report_entry *e = &m->entries[k];
-
-		if (!compared(e))
-			continue;
-		e->q = q[j++];
-		if (e->verdict == REPORT_NOT_SIGNIFICANT && e->q < r->alpha)
-			e->verdict = REPORT_SIGNIFICANT;
-	}
-out:
-	free(p);
-	free(q);
-	return ret;
-}
-
-/* The CI levels a table reached (they vary with n). */
-static void ci_levels(const struct report *r, struct report_metric *m)
-{
-	size_t k;
-
-	m->ci_level_min = m->ci_level_max = NAN;
-	for (k = 0; k < r->nr_cells * r->nr_columns; k++) {
-		double l = m->entries[k].hl.level;
-
-		if (!compared(&m->entries[k]) || isnan(l))
-			continue;
-		if (isnan(m->ci_level_min) || l < m->ci_level_min)
-			m->ci_level_min = l;
-		if (isnan(m->ci_level_max) || l > m->ci_level_max)
-			m->ci_level_max = l;
-	}
-}
-
-/* Per column, the geomean over cells of median / baseline median. */
-static int geomeans(const struct report *r, struct report_metric *m)
-{
-	size_t i, c, n, nc = r->nr_columns;
-	double *ratio = malloc((r->nr_cells + 1) * sizeof(*ratio));
-
-	m->geomean_pct = calloc(nc, sizeof(*m->geomean_pct));
-	m->geomean_cells = calloc(nc, sizeof(*m->geomean_cells));
-	if (!ratio || !m->geomean_pct || !m->geomean_cells) {
-		free(ratio);
-		return -ENOMEM;
-	}
-	m->geomean_pct[0] = NAN;
-	for (c = 1; c < nc; c++) {
-		for (n = 0, i = 0; i < r->nr_cells; i++) {
-			const struct report_entry *b = &m->entries[i * nc];
-			const struct report_entry *e = &m->entries[i * nc + c];
-
-			if (b->sum.n && e->sum.n)
-				ratio[n++] = e->sum.median / b->sum.median;
-		}
-		m->geomean_pct[c] = (stats_geomean(ratio, n,
-				     &m->geomean_cells[c]) - 1) * 100;
-	}
-	free(ratio);
-	return 0;
-}
-
 static bool entry_has(const struct trial_set *set,
 		      const struct placement *where, size_t k,
 		      const char *metric, size_t cell, size_t column,
@@ -948,40 +867,62 @@ static int fill_entry(const struct trial_set *set,
 	return 0;
 }
 
+/*
+ * The margin of metric @m: --margin, or the largest change between the
+ * configs of a --null pair over every input trial (@all), if larger.
+ */
+static void set_margin(const struct report *r, const struct trial_set *all,
+		       struct report_metric *m)
+{
+	size_t k, cells;
+	double d;
+
+	m->margin_pct = r->margin_pct;
+	m->null_pct = NAN;
+	for (k = 0; k < r->nr_nulls; k++) {
+		d = report_null_pct(all, r->by, r->null_a[k], r->null_b[k],
+				    m->info.name, &cells);
+		if (isnan(d) || (!isnan(m->null_pct) && d <= m->null_pct))
+			continue;
+		m->null_pct = d;
+		m->null_pair = k;
+		m->null_cells = cells;
+	}
+	if (m->null_pct > m->margin_pct)
+		m->margin_pct = m->null_pct;
+}
+
 static int build_metric(struct report *r, const struct trial_set *set,
+			const struct trial_set *all,
 			const struct placement *where, const char *name,
 			struct report_metric *m)
 {
 	size_t i, c, nc = r->nr_columns;
+	int ret;
 
 	metric_describe(name, &m->info);
 	m->info.name = strdup(name);
 	if (!m->info.known)	/* it pointed at @name, freed after the build */
 		m->info.label = m->info.name;
 	m->entries = calloc(r->nr_cells * nc, sizeof(*m->entries));
-	if (!m->info.name || !m->entries)
+	m->pairs = calloc(nc, sizeof(*m->pairs));
+	if (!m->info.name || !m->entries || !m->pairs)
 		return -ENOMEM;
-	for (i = 0; i < r->nr_cells; i++) {
+	for (i = 0; i < r->nr_cells; i++)
 		for (c = 0; c < nc; c++)
 			if (fill_entry(set, where, name, i, c,
 				       &m->entries[i * nc + c]))
 				return -ENOMEM;
-		for (c = 1; c < nc; c++) {
-			struct report_entry *e = &m->entries[i * nc + c];
-
-			judge(r, &m->entries[i * nc], e);
-			if (e->verdict == REPORT_N_TOO_SMALL)
-				m->any_n_too_small = true;
-		}
-	}
-	ci_levels(r, m);
-	if (adjust(r, m))
-		return -ENOMEM;
-	return geomeans(r, m);
+	set_margin(r, all, m);
+	ret = report_judge_metric(r, m);
+	if (!ret)
+		ret = report_geomeans(r, m);
+	return ret;
 }
 
-static int build(const struct trial_set *set, const struct report_opts *opts,
-		 struct report **out, char *err, size_t errlen);
+static int build(const struct trial_set *set, const struct trial_set *all,
+		 const struct report_opts *opts, struct report **out,
+		 char *err, size_t errlen);
 
 /* Is column label @label the in-kernel driver's, for grouping @by? */
 static bool is_kernel_label(const char *label, enum report_by by)
@@ -1031,6 +972,7 @@ static ssize_t find_reference(const struct report *r,
  * main table.
  */
 static int build_reference(const struct trial_set *set,
+			   const struct trial_set *all,
 			   const struct report_opts *opts, struct report *r,
 			   char *err, size_t errlen)
 {
@@ -1046,7 +988,7 @@ static int build_reference(const struct trial_set *set,
 	o.baseline = r->columns[ref].label;
 	o.reference = "none";
 	o.command = NULL;
-	ret = build(set, &o, &r->ref, err, errlen);
+	ret = build(set, all, &o, &r->ref, err, errlen);
 	if (ret)
 		return ret;
 	r->ref_column = (size_t)ref;
@@ -1095,12 +1037,47 @@ void report_fmt_fraction(const struct report_entry *e, double ref_median,
 		snprintf(buf, len, "-");
 		return;
 	}
-	if (e->verdict == REPORT_NOT_SIGNIFICANT)
+	if (e->verdict == REPORT_EQUIVALENT)
+		mark = "=";
+	else if (e->verdict == REPORT_INCONCLUSIVE)
 		mark = "~";
 	else if (e->verdict == REPORT_N_TOO_SMALL)
 		mark = "~*";
 	/* two decimals, three below 0.1: a fraction, not a change */
-	snprintf(buf, len, "%.*f%s", f < 0.0995 ? 3 : 2, f, mark);
+	snprintf(buf, len, e->verdict == REPORT_VALUE ? "(%.*f%s)" :
+		 "%.*f%s", f < 0.0995 ? 3 : 2, f, mark);
+}
+
+/* Each --null pair names two configs the inputs have. */
+static int check_nulls(const struct trial_set *all,
+		       const struct report_opts *opts, char *err,
+		       size_t errlen)
+{
+	char label[2 * TRIAL_STR_MAX + 2];
+	const struct trial *t;
+	size_t k, side;
+
+	if (!(opts->margin_pct >= 0 && opts->margin_pct < 100))
+		return set_err(err, errlen, -EINVAL,
+			       "the margin must be in [0, 100)%%");
+	for (k = 0; k < opts->nr_nulls; k++) {
+		for (side = 0; side < 2; side++) {
+			const char *want = side ? opts->null_b[k] :
+					   opts->null_a[k];
+
+			trial_set_for_each(all, t) {
+				report_config_label(t, opts->by, label,
+						    sizeof(label));
+				if (!*t->skipped && !strcmp(label, want))
+					break;
+			}
+			if (t == all->trials + all->nr)
+				return set_err(err, errlen, -EINVAL,
+					       "--null: config '%s' has no "
+					       "trials", want);
+		}
+	}
+	return 0;
 }
 
 int report_build(const struct trial_set *all, const struct report_opts *opts,
@@ -1115,7 +1092,9 @@ int report_build(const struct trial_set *all, const struct report_opts *opts,
 	ret = report_select_configs(all, opts, &view, err, errlen);
 	if (ret)
 		return ret;
-	ret = build(&view, opts, out, err, errlen);
+	ret = check_nulls(all, opts, err, errlen);
+	if (!ret)
+		ret = build(&view, all, opts, out, err, errlen);
 	report_release_view(&view);
 	if (!ret && report_note_skipped(all, opts, &(*out)->not_measured)) {
 		report_free(*out);
@@ -1125,9 +1104,10 @@ int report_build(const struct trial_set *all, const struct report_opts *opts,
 	return ret;
 }
 
-/* The report of the trials @set, all of them selected. */
-static int build(const struct trial_set *set, const struct report_opts *opts,
-		 struct report **out, char *err, size_t errlen)
+/* The report of the trials @set, all of them selected from @all. */
+static int build(const struct trial_set *set, const struct trial_set *all,
+		 const struct report_opts *opts, struct report **out,
+		 char *err, size_t errlen)
 {
 	struct strlist names = { NULL, 0 };
 	struct placement *where = NULL;
@@ -1151,6 +1131,14 @@ static int build(const struct trial_set *set, const struct report_opts *opts,
 	r->by = opts->by;
 	r->alpha = opts->alpha;
 	r->show_ci = opts->show_ci;
+	r->margin_pct = opts->margin_pct;
+	r->nr_nulls = opts->nr_nulls;
+	for (i = 0; i < opts->nr_nulls; i++) {
+		r->null_a[i] = opts->null_a[i];
+		r->null_b[i] = opts->null_b[i];
+	}
+	r->outdir = opts->outdir;
+	r->plotdir = opts->plotdir;
 	if (opts->command) {
 		r->command = strdup(opts->command);
 		if (!r->command) {
@@ -1179,9 +1167,10 @@ static int build(const struct trial_set *set, const struct report_opts *opts,
 	}
 	r->nr_metrics = names.nr;	/* zeroed: report_free() copes */
 	for (i = 0; i < names.nr && !ret; i++)
-		ret = build_metric(r, set, where, names.v[i], &r->metrics[i]);
+		ret = build_metric(r, set, all, where, names.v[i],
+				   &r->metrics[i]);
 	if (!ret)
-		ret = build_reference(set, opts, r, err, errlen);
+		ret = build_reference(set, all, opts, r, err, errlen);
 out:
 	strlist_free(&names);
 	free(where);
@@ -1210,8 +1199,7 @@ void report_free(struct report *r)
 			for (k = 0; k < r->nr_cells * r->nr_columns; k++)
 				free(m->entries[k].values);
 		free(m->entries);
-		free(m->geomean_pct);
-		free(m->geomean_cells);
+		free(m->pairs);
 		free((char *)m->info.name);
 	}
 	free(r->metrics);
@@ -1294,6 +1282,8 @@ int report_write_outdir(const struct report *r, const char *dir,
 	if (ret)
 		return set_err(err, errlen, ret, "%s: %s", dir, strerror(-ret));
 	for (i = 0; report_formats[i]; i++) {
+		if (!report_formats[i]->file)
+			continue;
 		snprintf(path, sizeof(path), "%s/%s", dir,
 			 report_formats[i]->file);
 		f = fopen(path, "w");

@@ -3,26 +3,37 @@
  * The comparison behind `abtool compare`: trials pooled into a grid of
  * cells (rows: target, legs, rw, bs, iodepth, jobs) by configs (columns:
  * variant/path by default), one table per metric, each entry the median
- * and spread of its trials and, against the baseline column, the delta
- * and a two-sided Mann-Whitney U verdict.
+ * and spread of its trials and, against the baseline column, the change
+ * and a verdict that stands on its own (issue 34).
  *
  * Spread is half the interquartile range as a percentage of the median:
  * robust to the one slow trial a VM produces, and meaningful from n = 2.
- * A delta is shown only when the Mann-Whitney p, Benjamini-Hochberg
- * adjusted over every comparison of the table (multcomp.h says why BH),
- * is below alpha; "~" otherwise.  Each compared entry also carries the
- * Hodges-Lehmann shift and its exact CI (hodges_lehmann.h says why),
- * and each table a geomean over its cells of the median ratios.  When the trial
- * counts are so small that even complete separation could not reach
- * alpha (2 / C(nx + ny, nx) > alpha, or fewer than 3 trials on a side),
- * the entry is "n too small" rather than "not significant".
+ *
+ * The verdict of an entry (report_verdict.c) rests on the Hodges-Lehmann
+ * interval of its shift against the baseline (hodges_lehmann.h says why
+ * that interval), in percent of the baseline's median, and a practical
+ * margin: better or worse when the whole interval lies beyond +-margin,
+ * equivalent when it lies within, inconclusive otherwise.  The interval
+ * is at level 1 - alpha/m, m the cells the pair of configs shares for
+ * the metric: a family fixed by the matrix, not by the table, so a
+ * cell's verdict does not change with the columns shown (Bonferroni,
+ * so that with probability 1 - alpha every verdict of the family holds
+ * at once).  Where that level is out of reach at these n, the entry is
+ * "n too small".  An entry whose trials are all the same value on both
+ * sides (a counter such as SQEs per I/O) is a value, not tested.  The
+ * margin is --margin (default 1%) or the measured null (the largest
+ * change between two configs of the same user-space code on two
+ * kernels, --null), whichever is larger.
+ *
+ * Each table also has a geomean per config of the ratios of the medians
+ * over the cells the pair shares, with its cell count and a bootstrap
+ * interval (report_geomean.c).
  *
  * When a config is the in-kernel driver doing the cells' job (path
  * "kernel", or --reference names one), the report also carries the
  * same comparison made against it (report->ref): each config's median
- * as a fraction of the in-kernel driver's, with the same test, BH
- * adjustment (its own family) and CI, so a ublk number reads as "0.41
- * of null_blk".
+ * as a fraction of the in-kernel driver's, with the same verdict rule,
+ * so a ublk number reads as "0.41 of null_blk".
  *
  * Output formats live one per file (report_text.c, ...) behind
  * struct report_format; adding one is a file plus an entry in
@@ -42,7 +53,9 @@
 #include "stats.h"
 
 #define REPORT_ALPHA		0.05
+#define REPORT_MARGIN_PCT	1.0	/* practical margin, % of A's median */
 #define REPORT_MIN_N		3	/* per side, for any verdict */
+#define REPORT_MAX_NULLS	8	/* --null pairs */
 #define REPORT_TEXT_WIDTH	72	/* cover-letter width */
 
 enum report_by {
@@ -71,6 +84,17 @@ struct report_opts {
 	 * any; "none": no fractions.
 	 */
 	const char *reference;
+	double margin_pct;		/* --margin: the least margin */
+	/*
+	 * --null A,B: pairs of configs running the same user-space code on
+	 * two kernels; the largest change of their medians over the cells,
+	 * per metric, is the margin when it exceeds margin_pct.  Measured
+	 * over every input trial, whatever --configs shows.
+	 */
+	const char *null_a[REPORT_MAX_NULLS], *null_b[REPORT_MAX_NULLS];
+	size_t nr_nulls;
+	/* where --outdir and --plot wrote, for the summary to say; NULL */
+	const char *outdir, *plotdir;
 };
 
 #define REPORT_REF_PATH		"kernel"	/* abtool run's in-kernel rows */
@@ -87,6 +111,7 @@ struct report_env {
 	struct strlist clocks, accels, flavors, hosts;
 	struct strlist cpus;		/* "1", "2": vCPUs; empty: unrecorded */
 	struct strlist drivers;		/* in-kernel drivers of "kernel" rows */
+	struct strlist runs, commits;	/* run_id, series_commit; "": none */
 	char date_first[TRIAL_STR_MAX], date_last[TRIAL_STR_MAX];
 };
 
@@ -111,9 +136,13 @@ struct report_cell {
 enum report_verdict {
 	REPORT_NO_DATA,		/* this entry or the baseline's is empty */
 	REPORT_BASELINE,
-	REPORT_SIGNIFICANT,
-	REPORT_NOT_SIGNIFICANT,
-	REPORT_N_TOO_SMALL,
+	REPORT_BETTER,		/* the whole interval beyond the margin */
+	REPORT_WORSE,
+	REPORT_EQUIVALENT,	/* the whole interval within +-margin */
+	REPORT_INCONCLUSIVE,	/* neither */
+	REPORT_N_TOO_SMALL,	/* the family's level is out of reach */
+	REPORT_VALUE,		/* every trial the same, both sides: no test */
+	REPORT_NR_VERDICTS
 };
 
 /* One metric of one cell in one column. */
@@ -123,22 +152,41 @@ struct report_entry {
 	double spread_pct;	/* NaN: no data, or median 0 with IQR > 0 */
 	enum report_verdict verdict;
 	double delta_pct;	/* vs baseline median; NaN if not compared */
-	struct stats_mwu mwu;	/* valid when compared */
-	double q;		/* mwu.p, BH-adjusted over the table; NaN */
-	struct stats_hl hl;	/* shift vs the baseline; valid when compared */
-	/* hl as % of |baseline median|; NaN when not compared or median 0 */
+	struct stats_mwu mwu;	/* valid when tested */
+	/* mwu.p times the family's size (Bonferroni), at most 1; NaN */
+	double q;
+	struct stats_hl hl;	/* shift vs the baseline at the family level */
+	/* hl as % of |baseline median|; NaN when not tested or median 0 */
 	double shift_pct, ci_lo_pct, ci_hi_pct;
+};
+
+/* A config's verdicts in one table: how many entries of each. */
+struct report_counts {
+	size_t n[REPORT_NR_VERDICTS];
+};
+
+/* Per column of a table: its comparison with the baseline as a whole. */
+struct report_pair {
+	size_t family;		/* tested cells: the m of alpha/m */
+	double level;		/* 1 - alpha/m, the intervals' level */
+	struct report_counts counts;
+	/* geomean over the cells both have of the median ratios, % change */
+	double geomean_pct, geomean_lo_pct, geomean_hi_pct;
+	size_t geomean_cells;	/* cells in it */
+	const char *geomean_why;	/* why NaN: static text, or NULL */
 };
 
 struct report_metric {
 	struct metric_info info;	/* info.name owned (strdup) */
 	struct report_entry *entries;	/* [cell * nr_columns + column] */
 	bool any_n_too_small;
-	size_t nr_tests;		/* comparisons in the BH family */
-	double ci_level_min, ci_level_max;	/* NaN: no CI */
-	/* per column: geomean of median ratios vs baseline, as a % change */
-	double *geomean_pct;
-	size_t *geomean_cells;		/* cells in it */
+	double ci_level_min, ci_level_max;	/* reached; NaN: no CI */
+	/* the margin used, % of the baseline's median: --margin or null */
+	double margin_pct;
+	double null_pct;		/* the largest measured null; NaN */
+	size_t null_pair;		/* which --null gave it */
+	size_t null_cells;		/* over how many cells */
+	struct report_pair *pairs;	/* per column; [0] unused */
 };
 
 struct report {
@@ -174,11 +222,19 @@ struct report {
 	struct report *ref;
 	size_t *ref_map;
 	size_t ref_column;
+	double margin_pct;		/* --margin */
+	const char *null_a[REPORT_MAX_NULLS], *null_b[REPORT_MAX_NULLS];
+	size_t nr_nulls;		/* --null: strings owned by the opts */
+	const char *outdir, *plotdir;	/* owned by the opts; NULL */
 };
+
+/* Bootstrap of the geomean: replicates and the fixed seed (documented). */
+#define REPORT_BOOT_REPS	2000
+#define REPORT_BOOT_SEED	1
 
 struct report_format {
 	const char *name;	/* -f NAME */
-	const char *file;	/* name under --outdir */
+	const char *file;	/* name under --outdir; NULL: not written */
 	int (*emit)(FILE *out, const struct report *r);
 };
 
@@ -246,8 +302,13 @@ void report_cell_label(const struct trial_cell *c, char *buf, size_t len);
 void report_fmt_value(double v, char *buf, size_t len);
 /* "2%"; "?" for NaN */
 void report_fmt_spread(double pct, char *buf, size_t len);
-/* "+33.4%" when significant, "~", "~*" (n too small), "" baseline, "-" */
+/*
+ * "+33.4%" better or worse, "=" equivalent, "~" inconclusive, "~*" n
+ * too small, "(+33.3%)" a value, "" baseline, "-" no data
+ */
 void report_fmt_delta(const struct report_entry *e, char *buf, size_t len);
+/* Whether the entry was tested (a verdict from an interval). */
+bool report_tested(const struct report_entry *e);
 /* Shortest text that reads back as @v; "" for NaN. */
 void report_fmt_number(double v, char *buf, size_t len);
 const char *report_verdict_name(enum report_verdict v);
@@ -286,13 +347,46 @@ const struct report_entry *report_ref_entry(const struct report *r,
  */
 void report_fraction(const struct report_entry *e, double ref_median,
 		     double *frac, double *lo, double *hi);
-/* "0.41" significant, "0.98~" not, "0.41~*" n too small, "-" no data */
+/*
+ * "0.41" better or worse, "0.99=" equivalent, "0.98~" inconclusive,
+ * "0.41~*" n too small, "(0.50)" a value, "-" no data
+ */
 void report_fmt_fraction(const struct report_entry *e, double ref_median,
 			 char *buf, size_t len);
 
-/* Fewest trials per config (same on both sides) that can reach @alpha. */
-size_t report_min_trials(double alpha);
+/*
+ * Fewest trials per config (same on both sides) whose exact interval
+ * can reach level 1 - @alpha / @family.
+ */
+size_t report_min_trials(double alpha, size_t family);
+/* "+-1.0%" and where it comes from, for a table's footnote */
+void report_fmt_margin(const struct report *r, const struct report_metric *m,
+		       char *buf, size_t len);
+/* "99.8%": a pair's interval level */
+void report_fmt_level(double level, char *buf, size_t len);
+/* The largest family of a table (its widest intervals), 0: none */
+size_t report_max_family(const struct report *r,
+			 const struct report_metric *m);
 /* mkdir -p */
 int report_mkdir_p(const char *dir);
+
+/* ---- the building blocks behind report_build() ---- */
+
+/*
+ * report_verdict.c: every entry of @m against column 0 (the entries
+ * filled, their values and summaries in place): the families, the
+ * intervals, the verdicts and their counts in m->pairs.
+ */
+int report_judge_metric(const struct report *r, struct report_metric *m);
+/* report_geomean.c: m->pairs' geomeans, their cells and intervals. */
+int report_geomeans(const struct report *r, struct report_metric *m);
+/*
+ * report_null.c: the largest change, in % of @a's median, of config @b's
+ * median against @a's over the cells of @set where both have @metric
+ * (labels as @by makes them); NaN when none; *@cells: how many.
+ */
+double report_null_pct(const struct trial_set *set, enum report_by by,
+		       const char *a, const char *b, const char *metric,
+		       size_t *cells);
 
 #endif

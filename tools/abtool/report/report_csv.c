@@ -4,7 +4,8 @@
  * config, every row complete (what ran, the summary, the test) so a
  * spreadsheet needs no header block to interpret it; then per metric one
  * "geomean" row per non-baseline config (cell "geomean", verdict
- * "geomean", the change in delta_pct).  Columns added later go last so
+ * "geomean", the change in delta_pct, its cells in geomean_cells and
+ * bootstrap interval in geomean_ci_*).  Columns added later go last so
  * readers that index columns keep working.
  */
 #include <errno.h>
@@ -23,6 +24,8 @@ static const char *const columns[] = {
 	"ci_level", "boots", "trials_per_boot", "command",
 	"ref_config", "ref_fraction", "ref_verdict", "ref_p_value",
 	"ref_q_value", "ref_ci_lo", "ref_ci_hi", "backing",
+	"margin_pct", "family", "family_level", "geomean_cells",
+	"geomean_ci_lo_pct", "geomean_ci_hi_pct",
 };
 
 /* Quote when needed, doubling quotes. */
@@ -70,6 +73,7 @@ static void put_list(FILE *out, const struct strlist *l)
 static void put_stats(FILE *out, const struct report_entry *e, size_t col)
 {
 	bool compared = col && e->verdict != REPORT_NO_DATA;
+	bool tested = col && report_tested(e);
 
 	put_uint(out, e->sum.n);
 	put_num(out, e->sum.median);
@@ -80,9 +84,9 @@ static void put_stats(FILE *out, const struct report_entry *e, size_t col)
 	put_num(out, e->sum.mean);
 	put_num(out, e->spread_pct);
 	put_num(out, compared ? e->delta_pct : NAN);
-	put_num(out, compared ? e->mwu.p : NAN);
-	put_num(out, compared ? e->mwu.u1 : NAN);
-	put_field(out, !compared ? "" : e->mwu.exact ?
+	put_num(out, tested ? e->mwu.p : NAN);
+	put_num(out, tested ? e->mwu.u1 : NAN);
+	put_field(out, !tested ? "" : e->mwu.exact ?
 		  "mann-whitney-u exact" : "mann-whitney-u normal", false);
 	put_field(out, report_verdict_name(e->verdict), false);
 }
@@ -99,12 +103,11 @@ static void put_extra(FILE *out, const struct report *r,
 		      const struct report_entry *e, size_t c)
 {
 	const struct report_column *col = &r->columns[c];
-	bool compared = e && c && e->verdict != REPORT_NO_DATA &&
-			e->verdict != REPORT_BASELINE;
+	bool compared = e && c && report_tested(e);
 	char n[48];
 
 	put_num(out, compared ? e->q : NAN);
-	put_field(out, compared ? "benjamini-hochberg" : "", false);
+	put_field(out, compared ? "bonferroni over the family" : "", false);
 	put_num(out, compared ? e->shift_pct : NAN);
 	put_num(out, compared ? e->ci_lo_pct : NAN);
 	put_num(out, compared ? e->ci_hi_pct : NAN);
@@ -134,7 +137,7 @@ static void put_ref(FILE *out, const struct report *r, size_t k, size_t i,
 	}
 	put_field(out, r->columns[r->ref_column].label, false);
 	if (i == r->nr_cells) {
-		double pct = r->ref->metrics[k].geomean_pct[r->ref_map[c]];
+		double pct = r->ref->metrics[k].pairs[r->ref_map[c]].geomean_pct;
 
 		put_num(out, c == r->ref_column ? NAN : 1 + pct / 100);
 		put_field(out, c == r->ref_column ? "" : "geomean", false);
@@ -144,13 +147,25 @@ static void put_ref(FILE *out, const struct report *r, size_t k, size_t i,
 	e = report_ref_entry(r, k, i, c);
 	ref = report_ref_entry(r, k, i, r->ref_column);
 	report_fraction(e, ref->sum.median, &f, &lo, &hi);
-	compared = c != r->ref_column && e->verdict != REPORT_NO_DATA;
+	compared = c != r->ref_column && report_tested(e);
 	put_num(out, f);
 	put_field(out, report_verdict_name(e->verdict), false);
 	put_num(out, compared ? e->mwu.p : NAN);
 	put_num(out, compared ? e->q : NAN);
 	put_num(out, lo);
 	put_num(out, hi);
+}
+
+/* The margin, and column @c's family size and interval level. */
+static void put_family(FILE *out, const struct report_metric *m, size_t c)
+{
+	put_num(out, m->margin_pct);
+	if (!c) {
+		put_empty(out, 0, 2);
+		return;
+	}
+	put_uint(out, m->pairs[c].family);
+	put_num(out, m->pairs[c].level);
 }
 
 static void put_row(FILE *out, const struct report *r,
@@ -183,6 +198,8 @@ static void put_row(FILE *out, const struct report *r,
 	put_extra(out, r, report_entry(r, m, i, c), c);
 	put_ref(out, r, (size_t)(m - r->metrics), i, c);
 	put_field(out, k->backing, false);
+	put_family(out, m, c);
+	put_empty(out, 0, 3);		/* geomean_* */
 	fputs("\n", out);
 }
 
@@ -199,7 +216,7 @@ static void put_geomean_row(FILE *out, const struct report *r,
 	put_field(out, col->label, false);
 	put_field(out, "0", false);
 	put_empty(out, 12, 20);		/* n .. spread_pct */
-	put_num(out, m->geomean_pct[c]);
+	put_num(out, m->pairs[c].geomean_pct);
 	put_empty(out, 21, 24);		/* p_value .. test */
 	put_field(out, "geomean", false);
 	put_num(out, r->alpha);
@@ -213,6 +230,10 @@ static void put_geomean_row(FILE *out, const struct report *r,
 	put_extra(out, r, NULL, c);
 	put_ref(out, r, (size_t)(m - r->metrics), r->nr_cells, c);
 	put_field(out, "", false);	/* backing */
+	put_family(out, m, c);
+	put_uint(out, m->pairs[c].geomean_cells);
+	put_num(out, m->pairs[c].geomean_lo_pct);
+	put_num(out, m->pairs[c].geomean_hi_pct);
 	fputs("\n", out);
 }
 

@@ -81,11 +81,21 @@ static struct json_object *header_json(const struct report *r)
 		 (unsigned long)STATS_MWU_EXACT_MAX_OPS);
 	json_object_object_add(o, "test", str(test));
 	json_object_object_add(o, "p_adjust", str(
-		"benjamini-hochberg over the comparisons of each metric's "
-		"table (q_value)"));
+		"bonferroni over the family: the cells a pair of configs is "
+		"tested in, per metric (q_value = min(1, family * p_value))"));
 	json_object_object_add(o, "ci", str(
 		"hodges-lehmann shift vs the baseline with its exact rank-based "
-		"interval at ci_level, percent of the baseline median"));
+		"interval at 1 - alpha/family (ci_level: reached), percent of "
+		"the baseline median"));
+	json_object_object_add(o, "verdict", str(
+		"better or worse: the interval beyond +-margin_pct; "
+		"equivalent: within it; inconclusive: neither; n too small: "
+		"the family's level is out of reach; value: every trial the "
+		"same on both sides, not tested"));
+	json_object_object_add(o, "margin_pct", num(r->margin_pct));
+	json_object_object_add(o, "geomean_bootstrap", str(
+		"percentile interval at 1 - alpha, each cell's trials "
+		"resampled, splitmix64 seed " "1" ", 2000 replicates"));
 	json_object_object_add(o, "command",
 			       r->command ? str(r->command) : NULL);
 	return o;
@@ -163,12 +173,11 @@ static struct json_object *cells_json(const struct report *r)
 
 static void add_test(struct json_object *o, const struct report_entry *e)
 {
-	bool compared = e->verdict == REPORT_SIGNIFICANT ||
-			e->verdict == REPORT_NOT_SIGNIFICANT ||
-			e->verdict == REPORT_N_TOO_SMALL;
+	bool compared = report_tested(e);
 
 	json_object_object_add(o, "delta_pct",
-			       compared ? num(e->delta_pct) : NULL);
+			       compared || e->verdict == REPORT_VALUE ?
+			       num(e->delta_pct) : NULL);
 	json_object_object_add(o, "p_value", compared ? num(e->mwu.p) : NULL);
 	json_object_object_add(o, "u_statistic",
 			       compared ? num(e->mwu.u1) : NULL);
@@ -202,7 +211,7 @@ static struct json_object *ref_json(const struct report *r, size_t k,
 	e = report_ref_entry(r, k, i, c);
 	ref = report_ref_entry(r, k, i, r->ref_column);
 	report_fraction(e, ref->sum.median, &f, &lo, &hi);
-	compared = c != r->ref_column && e->verdict != REPORT_NO_DATA;
+	compared = c != r->ref_column && report_tested(e);
 	o = json_object_new_object();
 	json_object_object_add(o, "config",
 			       str(r->columns[r->ref_column].label));
@@ -244,25 +253,67 @@ static struct json_object *entry_json(const struct report *r,
 	return o;
 }
 
-/* Per non-baseline config: the geomean change over the table's cells. */
+static struct json_object *counts_json(const struct report_counts *k)
+{
+	struct json_object *o = json_object_new_object();
+	enum report_verdict v;
+
+	for (v = REPORT_BETTER; v < REPORT_NR_VERDICTS; v++)
+		json_object_object_add(o, report_verdict_name(v),
+				       count(k->n[v]));
+	return o;
+}
+
+/* A pair as a whole: family, counts, geomean with cells and interval. */
+static void add_pair(struct json_object *o, const struct report_pair *p,
+		     bool fraction)
+{
+	double scale = fraction ? 100 : 1, shift = fraction ? 1 : 0;
+
+	json_object_object_add(o, "family", count(p->family));
+	json_object_object_add(o, "level", num(p->level));
+	json_object_object_add(o, "verdicts", counts_json(&p->counts));
+	json_object_object_add(o, fraction ? "geomean_fraction" : "delta_pct",
+			       num(shift + p->geomean_pct / scale));
+	json_object_object_add(o, "ci_lo", num(shift + p->geomean_lo_pct /
+					       scale));
+	json_object_object_add(o, "ci_hi", num(shift + p->geomean_hi_pct /
+					       scale));
+	json_object_object_add(o, "cells", count(p->geomean_cells));
+	json_object_object_add(o, "why_none", p->geomean_why ?
+			       str(p->geomean_why) : NULL);
+}
+
+/*
+ * Per non-baseline config: its pair with the baseline (and, with a
+ * reference, with the reference) as a whole.
+ */
 static struct json_object *geomean_json(const struct report *r,
 					const struct report_metric *m)
 {
-	struct json_object *a = json_object_new_array(), *o;
+	struct json_object *a = json_object_new_array(), *o, *ref;
 	size_t c;
 
 	for (c = 1; c < r->nr_columns; c++) {
 		o = json_object_new_object();
 		json_object_object_add(o, "config", str(r->columns[c].label));
-		json_object_object_add(o, "delta_pct", num(m->geomean_pct[c]));
-		json_object_object_add(o, "cells", count(m->geomean_cells[c]));
+		add_pair(o, &m->pairs[c], false);
 		if (r->ref) {
 			size_t k = (size_t)(m - r->metrics);
-			size_t rc = r->ref_map[c];
 
+			const struct report_pair *rp =
+				&r->ref->metrics[k].pairs[r->ref_map[c]];
+
+			ref = NULL;
+			if (c != r->ref_column) {
+				ref = json_object_new_object();
+				add_pair(ref, rp, true);
+			}
+			json_object_object_add(o, "vs_reference", ref);
+			/* the field of abtool-compare-1 before the pairs */
 			json_object_object_add(o, "fraction_of_reference",
-				c == r->ref_column ? NULL : num(1 +
-				r->ref->metrics[k].geomean_pct[rc] / 100));
+				c == r->ref_column ? NULL :
+				num(1 + rp->geomean_pct / 100));
 		}
 		json_object_array_add(a, o);
 	}
@@ -298,7 +349,19 @@ static struct json_object *metric_json(const struct report *r,
 		json_object_array_add(rows, row);
 	}
 	json_object_object_add(o, "rows", rows);
-	json_object_object_add(o, "tests", count(m->nr_tests));
+	json_object_object_add(o, "margin_pct", num(m->margin_pct));
+	json_object_object_add(o, "null_pct", num(m->null_pct));
+	if (isnan(m->null_pct)) {
+		json_object_object_add(o, "null_pair", NULL);
+	} else {
+		struct json_object *pair = json_object_new_array();
+
+		json_object_array_add(pair, str(r->null_a[m->null_pair]));
+		json_object_array_add(pair, str(r->null_b[m->null_pair]));
+		json_object_object_add(o, "null_pair", pair);
+	}
+	json_object_object_add(o, "null_cells", isnan(m->null_pct) ? NULL :
+			       count(m->null_cells));
 	json_object_object_add(o, "geomean", geomean_json(r, m));
 	return o;
 }

@@ -2,6 +2,7 @@
 /* Markdown (GitHub flavour): the text report's content, with p-values. */
 #include <errno.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "report.h"
@@ -75,26 +76,27 @@ static void put_header(FILE *out, const struct report *r)
 			r->env.date_last);
 	put_not_measured(out, &r->not_measured);
 	fprintf(out, "- **statistics:** median ± spread (half the IQR, %% of "
-		"the median) and n (trials) per cell; delta of the medians vs "
-		"the baseline, in bold where the two-sided Mann-Whitney U test "
-		"(exact permutation test up to 25 trials a side, ties at "
-		"mid-ranks) gives q < %g, else ~\n", r->alpha);
-	fprintf(out, "- **p, q:** p is the test's; q is p adjusted by "
-		"Benjamini-Hochberg over every comparison of the same table, "
-		"so among the deltas a table shows in bold, the expected share "
-		"of false ones is at most %g (Holm would need p < %g / "
-		"comparisons, out of reach at 4 trials a side)\n", r->alpha,
+		"the median) and n (trials) per cell; each config against the "
+		"baseline A, cell by cell\n");
+	fprintf(out, "- **verdict:** the Hodges-Lehmann interval of the "
+		"shift (%% of A's median; exact, rank-based) at level 1 - %g/m, "
+		"m the cells the pair of configs is tested in for the metric "
+		"(one family per pair and metric, fixed by the matrix, whatever "
+		"the other columns: Bonferroni), against the margin: "
+		"**better**/**worse** (the change of the medians, in bold) when "
+		"the whole interval lies beyond ±margin, = equivalent when "
+		"within, \\~ inconclusive otherwise; \\~\\* n too small "
+		"where no interval at these n reaches that level; (+x%%) a "
+		"value the same in every trial on both sides, not tested\n",
 		r->alpha);
-	fprintf(out, "- **CI:** Hodges-Lehmann shift of the config vs the "
-		"baseline (median of all pairwise differences) with its exact "
-		"rank-based confidence interval, as %% of the baseline's "
-		"median; small samples cannot reach every level, so each "
-		"table states the one reached: the lowest at or above %g%% "
-		"(97.1%% at 4 vs 4), else the widest interval (90%% at 3 vs "
-		"3)\n", (1 - r->alpha) * 100);
-	fprintf(out, "- **geomean:** geometric mean over the table's cells "
-		"of each config's median / the baseline's median, as a "
-		"change\n");
+	fprintf(out, "- **p:** the two-sided Mann-Whitney U test of no "
+		"change (exact permutation distribution, ties at mid-ranks, "
+		"wherever it is cheap to count); p adj. = min(1, m p)\n");
+	fprintf(out, "- **geomean:** geometric mean of each config's median / "
+		"A's over the cells the pair shares, with its cell count and a "
+		"%.0f%% bootstrap interval (each cell's trials resampled, %d "
+		"times, splitmix64 seed %d)\n", (1 - r->alpha) * 100,
+		REPORT_BOOT_REPS, REPORT_BOOT_SEED);
 	if (r->tcg)
 		fprintf(out, "\n> **accel=tcg: QEMU emulated the CPU in "
 			"software. These are NOT hardware numbers; compare "
@@ -125,6 +127,7 @@ static void put_entry(FILE *out, const struct report_entry *e)
 		fputs(" | -", out);
 		return;
 	}
+	/* every entry says its n here: a missing metric shows */
 	report_fmt_value(e->sum.median, val, sizeof(val));
 	report_fmt_spread(e->spread_pct, spr, sizeof(spr));
 	fprintf(out, " | %s ± %s, n=%zu", val, spr, e->sum.n);
@@ -132,19 +135,28 @@ static void put_entry(FILE *out, const struct report_entry *e)
 
 static void put_verdict(FILE *out, const struct report_entry *e)
 {
-	char delta[32];
+	char delta[32], pct[32];
 
 	report_fmt_delta(e, delta, sizeof(delta));
+	report_fmt_pct(e->delta_pct, pct, sizeof(pct));
 	switch (e->verdict) {
-	case REPORT_SIGNIFICANT:
-		fprintf(out, " | **%s** (p=%.3g, q=%.3g)", delta, e->mwu.p,
-			e->q);
+	case REPORT_BETTER:
+	case REPORT_WORSE:
+		fprintf(out, " | **%s** %s (p=%.3g, p adj.=%.3g)", delta,
+			report_verdict_name(e->verdict), e->mwu.p, e->q);
 		break;
-	case REPORT_NOT_SIGNIFICANT:
-		fprintf(out, " | \\~ (p=%.3g, q=%.3g)", e->mwu.p, e->q);
+	case REPORT_EQUIVALENT:
+	case REPORT_INCONCLUSIVE:
+		fprintf(out, " | %s %s, %s (p=%.3g, p adj.=%.3g)",
+			e->verdict == REPORT_EQUIVALENT ? "=" : "\\~",
+			report_verdict_name(e->verdict), pct, e->mwu.p, e->q);
 		break;
 	case REPORT_N_TOO_SMALL:
-		fprintf(out, " | \\~ (n too small, p=%.3g)", e->mwu.p);
+		fprintf(out, " | \\~\\* n too small, %s (p=%.3g)", pct,
+			e->mwu.p);
+		break;
+	case REPORT_VALUE:
+		fprintf(out, " | %s value, not tested", delta);
 		break;
 	default:
 		fputs(" | -", out);
@@ -159,20 +171,108 @@ static void put_ci(FILE *out, const struct report_entry *e)
 	fprintf(out, strcmp(ci, "-") ? " | %s%%" : " | %s", ci);
 }
 
+/* "+42.5% (+42.1..+42.9%), 24 cells" or as fractions */
+static void fmt_geomean(const struct report_pair *p, bool fraction,
+			char *buf, size_t len)
+{
+	double k = fraction ? 100 : 1, o = fraction ? 1 : 0;
+
+	if (isnan(p->geomean_pct))
+		snprintf(buf, len, "- (%s)", p->geomean_why ? p->geomean_why :
+			 "none");
+	else if (isnan(p->geomean_lo_pct))
+		snprintf(buf, len, fraction ? "%.3g, %zu cells" :
+			 "%+.1f%%, %zu cells", o + p->geomean_pct / k,
+			 p->geomean_cells);
+	else if (fraction)
+		snprintf(buf, len, "%.3g (%.3g..%.3g), %zu cells",
+			 o + p->geomean_pct / k, o + p->geomean_lo_pct / k,
+			 o + p->geomean_hi_pct / k, p->geomean_cells);
+	else
+		snprintf(buf, len, "%+.1f%% (%+.1f..%+.1f%%), %zu cells",
+			 p->geomean_pct, p->geomean_lo_pct, p->geomean_hi_pct,
+			 p->geomean_cells);
+}
+
 static void put_geomean_row(FILE *out, const struct report *r,
 			    const struct report_metric *m)
 {
-	char pct[32];
+	char g[96];
 	size_t c;
 
 	/* the cell, A's empty entry, then each config's change only */
 	fputs("| *geomean* | |", out);
 	for (c = 1; c < r->nr_columns; c++) {
-		report_fmt_pct(m->geomean_pct[c], pct, sizeof(pct));
-		fprintf(out, " | %s (%zu cells) | |", pct,
-			m->geomean_cells[c]);
+		fmt_geomean(&m->pairs[c], false, g, sizeof(g));
+		fprintf(out, " | %s | |", g);
 	}
 	fputs("\n", out);
+}
+
+/* Per config: the verdict counts of the table and the pair's geomean. */
+static void put_counts(FILE *out, const struct report *r, const size_t *cols,
+		       const struct report_pair *const *pairs, size_t nr,
+		       bool fraction)
+{
+	char letter[8], level[16], g[96];
+	size_t i;
+
+	fputs("\n| config | better | worse | equivalent | inconclusive | "
+	      "n too small | values | m (tested) | level | geomean |\n"
+	      "|:---|--:|--:|--:|--:|--:|--:|--:|--:|---:|\n", out);
+	for (i = 0; i < nr; i++) {
+		const struct report_counts *k = &pairs[i]->counts;
+
+		report_column_letter(cols[i], letter, sizeof(letter));
+		report_fmt_level(pairs[i]->level, level, sizeof(level));
+		fmt_geomean(pairs[i], fraction, g, sizeof(g));
+		fprintf(out, "| %s: ", letter);
+		put_md(out, r->columns[cols[i]].label);
+		fprintf(out, " | %zu | %zu | %zu | %zu | %zu | %zu | %zu | %s | "
+			"%s |\n", k->n[REPORT_BETTER], k->n[REPORT_WORSE],
+			k->n[REPORT_EQUIVALENT], k->n[REPORT_INCONCLUSIVE],
+			k->n[REPORT_N_TOO_SMALL], k->n[REPORT_VALUE],
+			pairs[i]->family, level, g);
+	}
+}
+
+static void put_margin(FILE *out, const struct report *r,
+		       const struct report_metric *m)
+{
+	char margin[512];
+
+	report_fmt_margin(r, m, margin, sizeof(margin));
+	fputs("\nMargin: ", out);
+	put_md(out, margin);
+	fputs(".", out);
+}
+
+static void put_main_counts(FILE *out, const struct report *r,
+			    const struct report_metric *m)
+{
+	size_t *cols = calloc(r->nr_columns, sizeof(*cols)), c;
+	const struct report_pair **pairs = calloc(r->nr_columns,
+						  sizeof(*pairs));
+
+	if (cols && pairs) {
+		for (c = 1; c < r->nr_columns; c++) {
+			cols[c - 1] = c;
+			pairs[c - 1] = &m->pairs[c];
+		}
+		put_counts(out, r, cols, pairs, r->nr_columns - 1, false);
+	}
+	free(cols);
+	free(pairs);
+}
+
+static void put_n_too_small(FILE *out, const struct report *r,
+			    const struct report_metric *m)
+{
+	size_t f = report_max_family(r, m);
+
+	fprintf(out, "\nn too small: with so few trials no exact interval "
+		"reaches 1 - %g/%zu, whatever the data; run at least %zu per "
+		"config.\n", r->alpha, f, report_min_trials(r->alpha, f));
 }
 
 static void put_table(FILE *out, const struct report *r,
@@ -216,14 +316,13 @@ static void put_table(FILE *out, const struct report *r,
 	if (r->nr_columns > 1)
 		put_geomean_row(out, r, m);
 	report_fmt_levels(m, levels, sizeof(levels));
-	fprintf(out, "\nq: Benjamini-Hochberg over the %zu comparisons of "
-		"this table.  CI: %s, Hodges-Lehmann, %% of A's median.\n",
-		m->nr_tests, levels);
+	put_margin(out, r, m);
+	fprintf(out, "  CI: Hodges-Lehmann, %% of A's median, at 1 - "
+		"%g/m (levels reached: %s).\n", r->alpha, levels);
+	if (r->nr_columns > 1)
+		put_main_counts(out, r, m);
 	if (m->any_n_too_small)
-		fprintf(out, "\nn too small: so few trials cannot reach "
-			"p < %g even when every trial of one config beats "
-			"every trial of the other; run at least %zu per "
-			"config.\n", r->alpha, report_min_trials(r->alpha));
+		put_n_too_small(out, r, m);
 }
 
 /* A fraction and its CI as fractions: "0.412 (0.398..0.431)" */
@@ -235,18 +334,65 @@ static void put_fraction(FILE *out, const struct report_entry *e,
 
 	report_fraction(e, ref_median, &f, &lo, &hi);
 	report_fmt_fraction(e, ref_median, frac, sizeof(frac));
-	if (e->verdict == REPORT_SIGNIFICANT)
-		fprintf(out, " | **%.3g**", f);
-	else
-		fprintf(out, " | %s", strcmp(frac, "-") ? frac : "-");
-	if (!isnan(lo))
-		fprintf(out, " (%.3g..%.3g; p=%.3g, q=%.3g)", lo, hi,
+	if (e->verdict == REPORT_BETTER || e->verdict == REPORT_WORSE)
+		fprintf(out, " | **%.3g** %s", f,
+			report_verdict_name(e->verdict));
+	else if (e->verdict == REPORT_NO_DATA)
+		fputs(" | -", out);
+	else {
+		fputs(" | ", out);
+		put_md(out, frac);
+	}
+	if (!isnan(lo) && report_tested(e))
+		fprintf(out, " (%.3g..%.3g; p=%.3g, p adj.=%.3g)", lo, hi,
 			e->mwu.p, e->q);
+}
+
+static void put_fraction_counts(FILE *out, const struct report *r, size_t k)
+{
+	size_t *cols = calloc(r->nr_columns, sizeof(*cols)), c, n = 0;
+	const struct report_pair **pairs = calloc(r->nr_columns,
+						  sizeof(*pairs));
+
+	if (cols && pairs) {
+		for (c = 0; c < r->nr_columns; c++) {
+			if (c == r->ref_column)
+				continue;
+			cols[n] = c;
+			pairs[n++] = &r->ref->metrics[k].pairs[r->ref_map[c]];
+		}
+		put_counts(out, r, cols, pairs, n, true);
+	}
+	free(cols);
+	free(pairs);
+}
+
+/* Is there any fraction to show in metric @k (see report_text.c)? */
+static bool any_fraction(const struct report *r, size_t k)
+{
+	size_t i, c;
+
+	for (i = 0; i < r->nr_cells; i++) {
+		const struct report_entry *ref =
+			report_ref_entry(r, k, i, r->ref_column);
+
+		for (c = 0; c < r->nr_columns; c++) {
+			double f, lo, hi;
+
+			if (c == r->ref_column)
+				continue;
+			report_fraction(report_ref_entry(r, k, i, c),
+					ref->sum.median, &f, &lo, &hi);
+			if (!isnan(f))
+				return true;
+		}
+	}
+	return false;
 }
 
 /*
  * With a reference config (the in-kernel driver): the same table as
- * fractions of the reference's median, tested against the reference.
+ * fractions of the reference's median, judged against the reference.
  */
 static void put_fraction_table(FILE *out, const struct report *r, size_t k)
 {
@@ -295,24 +441,26 @@ static void put_fraction_table(FILE *out, const struct report *r, size_t k)
 	}
 	fputs("| *geomean* |", out);
 	for (c = 0; c < r->nr_columns; c++) {
-		double pct = m->geomean_pct[r->ref_map[c]];
+		char g[96];
 
 		if (c == r->ref_column)
 			continue;
-		if (isnan(pct))
-			fputs(" | -", out);
-		else
-			fprintf(out, " | %.3g (%zu cells)", 1 + pct / 100,
-				m->geomean_cells[r->ref_map[c]]);
+		fmt_geomean(&m->pairs[r->ref_map[c]], true, g, sizeof(g));
+		fprintf(out, " | %s", g);
 	}
 	report_column_letter(r->ref_column, letter, sizeof(letter));
 	report_fmt_levels(m, levels, sizeof(levels));
-	fprintf(out, " |\n\nEach entry: median / %s's median, in bold where "
-		"the two-sided Mann-Whitney U test against %s gives q < %g "
-		"(Benjamini-Hochberg over the %zu comparisons of this table), "
-		"\\~ otherwise; in brackets the %s Hodges-Lehmann CI of the "
-		"shift as fractions of %s's median, p and q.\n", letter, letter,
-		r->alpha, m->nr_tests, levels, letter);
+	fprintf(out, " |\n\nEach entry: median / %s's median, judged against "
+		"%s by the rule of the main table: in bold where better or "
+		"worse, = equivalent, \\~ inconclusive, \\~\\* n too "
+		"small, (0.50) a value; in brackets the Hodges-Lehmann "
+		"interval of the shift as fractions of %s's median (levels "
+		"reached: %s), p and p adj.", letter, letter, letter, levels);
+	put_margin(out, r->ref, m);
+	fputs("\n", out);
+	put_fraction_counts(out, r, k);
+	if (m->any_n_too_small)
+		put_n_too_small(out, r->ref, m);
 }
 
 static int md_emit(FILE *out, const struct report *r)
@@ -323,7 +471,8 @@ static int md_emit(FILE *out, const struct report *r)
 	put_configs(out, r);
 	for (i = 0; i < r->nr_metrics; i++) {
 		put_table(out, r, &r->metrics[i]);
-		if (r->ref)
+		/* never a table of nothing but "-" */
+		if (r->ref && any_fraction(r, i))
 			put_fraction_table(out, r, i);
 	}
 	return ferror(out) ? -EIO : 0;

@@ -137,6 +137,26 @@ static void put_command(FILE *out, const char *cmd)
 	fprintf(out, "%s%s\n", lead, cmd);
 }
 
+/*
+ * The runs and series commits pooled: one of each, unless --pool let
+ * more through (cmd/inputs.c refuses them otherwise).
+ */
+static void put_runs(FILE *out, const struct report *r)
+{
+	char list[1024];
+
+	report_join(&r->env.runs, ", ", list, sizeof(list));
+	if (r->env.runs.nr > 1)
+		putf(out, INDENT, "runs: POOLED (--pool): %s", list);
+	else if (r->env.runs.nr)
+		putf(out, INDENT, "run: %s", list);
+	report_join(&r->env.commits, ", ", list, sizeof(list));
+	if (r->env.commits.nr > 1)
+		putf(out, INDENT, "series commits: POOLED (--pool): %s", list);
+	else if (r->env.commits.nr)
+		putf(out, INDENT, "series commit: %s", list);
+}
+
 static void put_header(FILE *out, const struct report *r)
 {
 	char list[2048], n[96], letter[8];
@@ -180,45 +200,98 @@ static void put_header(FILE *out, const struct report *r)
 		      "entries show -):\n", out);
 	for (c = 0; c < r->not_measured.nr; c++)
 		putf(out, 8, "  %s", r->not_measured.v[c]);
+	if (r->env.runs.nr || r->env.commits.nr)
+		put_runs(out, r);
 	putf(out, INDENT, "statistics: median +-spread (half the IQR, %% of "
-	     "the median); delta of the medians vs A where a two-sided "
-	     "Mann-Whitney U test (exact, ties at mid-ranks) gives p < %g "
-	     "after a Benjamini-Hochberg adjustment over the comparisons of "
-	     "the table (false discovery rate %g), else ~; geomean: "
-	     "geometric mean over the cells of the ratios of the medians to "
-	     "A's%s", r->alpha, r->alpha, r->show_ci ? "" :
-	     "; -f markdown or --ci show each change's confidence interval");
+	     "the median); each config against A, cell by cell: the "
+	     "Hodges-Lehmann interval of the shift (%% of A's median) at "
+	     "1 - %g/m, m the cells the pair is tested in (one family per "
+	     "pair and metric, whatever else a table shows), lies beyond "
+	     "+-margin: the change of the medians (better or worse); "
+	     "within: =; else ~ (inconclusive); ~* n too small for that "
+	     "level; (+x%%) a value the same in every trial, not tested; "
+	     "geomean: of the ratios of the medians over the cells the pair "
+	     "shares, with its cell count and a %.0f%% bootstrap interval"
+	     "%s", r->alpha, (1 - r->alpha) * 100, r->show_ci ? "" :
+	     "; -f markdown or --ci show each change's interval");
 }
 
 /* The strings of one entry, as printed. */
 struct text_entry {
-	char val[32], spr[32], delta[32];
+	char val[32], spr[48], delta[64];
 };
 
-static void entry_text(const struct report_entry *e, struct text_entry *t)
+/*
+ * An entry with fewer values than its config has trials in the cell (a
+ * record without the metric) says its own n: the header's n is not its.
+ */
+static void entry_text(const struct report *r, size_t c,
+		       const struct report_entry *e, struct text_entry *t)
 {
-	char s[24];
+	char s[24], n[24] = "";
 
 	if (!e->sum.n) {
 		strcpy(t->val, "-");
 		t->spr[0] = '\0';
 	} else {
+		if (e->sum.n != r->columns[c].n_max)
+			snprintf(n, sizeof(n), " n=%zu", e->sum.n);
 		report_fmt_value(e->sum.median, t->val, sizeof(t->val));
 		report_fmt_spread(e->spread_pct, s, sizeof(s));
-		snprintf(t->spr, sizeof(t->spr), "+-%s", s);
+		snprintf(t->spr, sizeof(t->spr), "+-%s%s", s, n);
 	}
 	report_fmt_delta(e, t->delta, sizeof(t->delta));
 }
 
-#define GEOMEAN	"geomean"
+/* Do all configs' geomeans run over the same number of cells? */
+static bool geomean_cells_uniform(const struct report *r,
+				  const struct report_metric *m)
+{
+	size_t c;
+
+	for (c = 2; c < r->nr_columns; c++)
+		if (m->pairs[c].geomean_cells != m->pairs[1].geomean_cells)
+			return false;
+	return true;
+}
+
+/*
+ * "geomean (24 cells)" when every config's geomean is over as many
+ * cells; else plain "geomean", and each entry says its own count
+ */
+static void geomean_label(const struct report *r,
+			  const struct report_metric *m, char *buf,
+			  size_t len)
+{
+	if (r->nr_columns > 1 && geomean_cells_uniform(r, m))
+		snprintf(buf, len, "geomean (%zu cell%s)",
+			 m->pairs[1].geomean_cells,
+			 m->pairs[1].geomean_cells == 1 ? "" : "s");
+	else
+		snprintf(buf, len, "geomean");
+}
+
+/* A config's geomean: "+42.5%", "+42.5% (6)", "-" with no value. */
+static void fmt_geomean(const struct report *r, const struct report_metric *m,
+			size_t c, char *buf, size_t len)
+{
+	const struct report_pair *p = &m->pairs[c];
+	char pct[24];
+
+	report_fmt_pct(p->geomean_pct, pct, sizeof(pct));
+	if (geomean_cells_uniform(r, m))
+		snprintf(buf, len, "%s", pct);
+	else
+		snprintf(buf, len, "%s (%zu)", pct, p->geomean_cells);
+}
 
 /* The geomean row's strings: only a change, in the delta field. */
-static void geomean_text(const struct report_metric *m, size_t c,
-			 struct text_entry *t)
+static void geomean_text(const struct report *r, const struct report_metric *m,
+			 size_t c, struct text_entry *t)
 {
 	t->val[0] = t->spr[0] = '\0';
 	if (c)
-		report_fmt_pct(m->geomean_pct[c], t->delta, sizeof(t->delta));
+		fmt_geomean(r, m, c, t->delta, sizeof(t->delta));
 	else
 		t->delta[0] = '\0';
 }
@@ -233,21 +306,23 @@ static void measure(const struct report *r, const struct report_metric *m,
 		    struct group *g, int *cell_w)
 {
 	struct text_entry t;
+	char geomean[64];
 	size_t i, c;
 
 	*cell_w = (int)strlen("cell");
+	geomean_label(r, m, geomean, sizeof(geomean));
 	for (c = 0; c < r->nr_columns; c++)
 		g[c].val = g[c].spr = g[c].delta = 0;
 	for (i = 0; i <= r->nr_cells; i++) {
 		const char *label = i < r->nr_cells ? r->cells[i].label :
-				    GEOMEAN;
+				    geomean;
 
 		*cell_w = imax(*cell_w, (int)strlen(label));
 		for (c = 0; c < r->nr_columns; c++) {
 			if (i < r->nr_cells)
-				entry_text(report_entry(r, m, i, c), &t);
+				entry_text(r, c, report_entry(r, m, i, c), &t);
 			else
-				geomean_text(m, c, &t);
+				geomean_text(r, m, c, &t);
 			g[c].val = imax(g[c].val, (int)strlen(t.val));
 			g[c].spr = imax(g[c].spr, (int)strlen(t.spr));
 			g[c].delta = imax(g[c].delta, (int)strlen(t.delta));
@@ -309,9 +384,10 @@ static void put_grid(FILE *out, const struct report *r,
 		     int cell_w, enum grid_style style)
 {
 	struct text_entry t;
-	char field[128];
+	char field[128], geomean[64];
 	size_t i, c;
 
+	geomean_label(r, m, geomean, sizeof(geomean));
 	fprintf(out, "%-*s", cell_w, "cell");
 	for (c = 0; c < r->nr_columns; c++)
 		fprintf(out, "%*s%*s", GAP, "", g[c].width, g[c].head);
@@ -320,12 +396,12 @@ static void put_grid(FILE *out, const struct report *r,
 		if (i == r->nr_cells && r->nr_columns < 2)
 			break;	/* no ratios without a second config */
 		fprintf(out, "%-*s", cell_w,
-			i < r->nr_cells ? r->cells[i].label : GEOMEAN);
+			i < r->nr_cells ? r->cells[i].label : geomean);
 		for (c = 0; c < r->nr_columns; c++) {
 			if (i < r->nr_cells)
-				entry_text(report_entry(r, m, i, c), &t);
+				entry_text(r, c, report_entry(r, m, i, c), &t);
 			else
-				geomean_text(m, c, &t);
+				geomean_text(r, m, c, &t);
 			grid_field(&g[c], &t, c, style, field, sizeof(field));
 			fprintf(out, "%*s%*s", GAP, "", g[c].width, field);
 		}
@@ -340,31 +416,16 @@ static void put_grid(FILE *out, const struct report *r,
 	}
 }
 
-static void fmt_p(const struct report_entry *e, char *buf, size_t len)
+/* A tested entry's interval, "[+1.2..+3.4]"; "" otherwise. */
+static void fmt_interval(const struct report_entry *e, char *buf, size_t len)
 {
-	if (e->verdict == REPORT_BASELINE || e->verdict == REPORT_NO_DATA)
-		buf[0] = '\0';
-	else if (e->q < 0.001)
-		snprintf(buf, len, "q<0.001");
+	char ci[64];
+
+	report_fmt_ci(e, ci, sizeof(ci));
+	if (report_tested(e) && strcmp(ci, "-"))
+		snprintf(buf, len, "[%s]", ci);
 	else
-		snprintf(buf, len, "q=%.3f", e->q);
-}
-
-/* The geomean row as a block: one line per non-baseline config. */
-static void put_geomean_block(FILE *out, const struct report *r,
-			      const struct report_metric *m, int let_w)
-{
-	char letter[8], pct[32];
-	size_t c;
-
-	if (r->nr_columns < 2)
-		return;
-	fprintf(out, "%s (change vs A)\n", GEOMEAN);
-	for (c = 1; c < r->nr_columns; c++) {
-		report_column_letter(c, letter, sizeof(letter));
-		report_fmt_pct(m->geomean_pct[c], pct, sizeof(pct));
-		fprintf(out, "  %-*s%*s%s\n", let_w, letter, GAP, "", pct);
-	}
+		buf[0] = '\0';
 }
 
 /* One block per cell, one line per config: fits any number of configs. */
@@ -372,7 +433,7 @@ static void put_blocks(FILE *out, const struct report *r,
 		       const struct report_metric *m, const struct group *g)
 {
 	int let_w = 1, lab_w = 0, val_w = 0, spr_w = 0, delta_w = 0, width;
-	char letter[8], p[16];
+	char letter[8], p[80];
 	struct text_entry t;
 	bool labels;
 	size_t i, c;
@@ -385,8 +446,8 @@ static void put_blocks(FILE *out, const struct report *r,
 		spr_w = imax(spr_w, g[c].spr);
 		delta_w = imax(delta_w, g[c].delta);
 	}
-	/* "  B  label  value +-s  delta  p=0.000" */
-	width = 2 + let_w + GAP + val_w + 1 + spr_w + GAP + delta_w + GAP + 7;
+	/* "  B  label  value +-s  delta  [+1.2..+3.4]" */
+	width = 2 + let_w + GAP + val_w + 1 + spr_w + GAP + delta_w + GAP + 14;
 	labels = width + lab_w + GAP <= W;
 	for (i = 0; i < r->nr_cells; i++) {
 		put_wrapped(out, r->cells[i].label, INDENT);
@@ -394,8 +455,8 @@ static void put_blocks(FILE *out, const struct report *r,
 			const struct report_entry *e = report_entry(r, m, i, c);
 
 			report_column_letter(c, letter, sizeof(letter));
-			entry_text(e, &t);
-			fmt_p(e, p, sizeof(p));
+			entry_text(r, c, e, &t);
+			fmt_interval(e, p, sizeof(p));
 			fprintf(out, "  %-*s%*s", let_w, letter, GAP, "");
 			if (labels)
 				fprintf(out, "%-*s%*s", lab_w,
@@ -410,7 +471,6 @@ static void put_blocks(FILE *out, const struct report *r,
 					t.spr);
 		}
 	}
-	put_geomean_block(out, r, m, let_w);
 }
 
 static void put_title(FILE *out, const struct report_metric *m)
@@ -499,8 +559,9 @@ static int put_ci_table(FILE *out, const struct report *r,
 		return -ENOMEM;
 	report_fmt_levels(m, levels, sizeof(levels));
 	fputc('\n', out);
-	putf(out, INDENT, "%s: change vs A, %s confidence interval of the "
-	     "Hodges-Lehmann shift, %% of A's median", m->info.name, levels);
+	putf(out, INDENT, "%s: change vs A, the Hodges-Lehmann shift's "
+	     "interval (level reached: %s), %% of A's median", m->info.name,
+	     levels);
 	cell_w = (int)strlen("cell");
 	for (i = 0; i < r->nr_cells; i++)
 		cell_w = imax(cell_w, (int)strlen(r->cells[i].label));
@@ -517,6 +578,195 @@ static int put_ci_table(FILE *out, const struct report *r,
 	return 0;
 }
 
+/* One config's line in a table's verdict footer. */
+struct verdict_row {
+	char letter[8];
+	const struct report_pair *p;
+};
+
+static void put_verdict_rows(FILE *out, const struct verdict_row *rows,
+			     size_t nr, bool fraction);
+
+/* The geomean as a change ("+42.5%") or, @fraction, as a ratio ("0.58"). */
+static void fmt_ratio(double pct, bool fraction, char *buf, size_t len)
+{
+	if (isnan(pct))
+		snprintf(buf, len, "-");
+	else if (fraction)
+		snprintf(buf, len, "%.*f", 1 + pct / 100 < 0.0995 ? 3 : 2,
+			 1 + pct / 100);
+	else
+		report_fmt_pct(pct, buf, len);
+}
+
+static void fmt_geomean_ci(const struct report_pair *p, bool fraction,
+			   char *buf, size_t len)
+{
+	char g[32], lo[32], hi[32];
+
+	fmt_ratio(p->geomean_pct, fraction, g, sizeof(g));
+	if (isnan(p->geomean_pct)) {
+		snprintf(buf, len, "- (%s)", p->geomean_why ?
+			 p->geomean_why : "none");
+		return;
+	}
+	if (isnan(p->geomean_lo_pct)) {
+		snprintf(buf, len, "%s", g);
+		return;
+	}
+	fmt_ratio(p->geomean_lo_pct, fraction, lo, sizeof(lo));
+	fmt_ratio(p->geomean_hi_pct, fraction, hi, sizeof(hi));
+	if (!fraction) {	/* "+42.1%..+42.9%" reads as "+42.1..+42.9%" */
+		lo[strlen(lo) - 1] = '\0';
+		hi[strlen(hi) - 1] = '\0';
+	}
+	snprintf(buf, len, "%s (%s..%s%s)", g, lo, hi, fraction ? "" : "%");
+}
+
+/* The count columns of the footer: those of the table's verdicts. */
+static const struct {
+	enum report_verdict v;
+	const char *head;
+	bool always;
+} count_cols[] = {
+	{ REPORT_BETTER, "better", true },
+	{ REPORT_WORSE, "worse", true },
+	{ REPORT_EQUIVALENT, "=", true },
+	{ REPORT_INCONCLUSIVE, "~", true },
+	{ REPORT_N_TOO_SMALL, "~*", false },
+	{ REPORT_VALUE, "value", false },
+};
+
+/*
+ * Under a table: per config, how many of its cells are better, worse,
+ * equivalent or inconclusive under the margin rule, and its geomean
+ * with the bootstrap interval and the cells it is over.  The counts a
+ * README or a cover letter quotes come from here.
+ */
+static void put_verdicts(FILE *out, struct verdict_row *rows, size_t nr,
+			 bool fraction)
+{
+	size_t i, shown = 0;
+
+	/* a config with no cell in common with A has nothing to count */
+	for (i = 0; i < nr; i++)
+		if (rows[i].p->geomean_cells)
+			rows[shown++] = rows[i];
+	if (shown)
+		put_verdict_rows(out, rows, shown, fraction);
+}
+
+static void put_verdict_rows(FILE *out, const struct verdict_row *rows,
+			     size_t nr, bool fraction)
+{
+	bool show[sizeof(count_cols) / sizeof(count_cols[0])];
+	int w[sizeof(count_cols) / sizeof(count_cols[0])], gw = 7;
+	char buf[160];
+	size_t i, k;
+
+	for (k = 0; k < sizeof(count_cols) / sizeof(count_cols[0]); k++) {
+		show[k] = count_cols[k].always;
+		w[k] = (int)strlen(count_cols[k].head);
+		for (i = 0; i < nr; i++) {
+			size_t n = rows[i].p->counts.n[count_cols[k].v];
+
+			show[k] |= n > 0;
+			snprintf(buf, sizeof(buf), "%zu", n);
+			w[k] = imax(w[k], (int)strlen(buf));
+		}
+	}
+	for (i = 0; i < nr; i++) {
+		fmt_geomean_ci(rows[i].p, fraction, buf, sizeof(buf));
+		gw = imax(gw, (int)strlen(buf));
+	}
+	fprintf(out, "   ");
+	for (k = 0; k < sizeof(count_cols) / sizeof(count_cols[0]); k++)
+		if (show[k])
+			fprintf(out, " %*s", w[k], count_cols[k].head);
+	fprintf(out, "  %-*s  cells\n", gw, "geomean");
+	for (i = 0; i < nr; i++) {
+		fprintf(out, "  %-2s", rows[i].letter);
+		for (k = 0; k < sizeof(count_cols) / sizeof(count_cols[0]);
+		     k++)
+			if (show[k])
+				fprintf(out, " %*zu", w[k],
+					rows[i].p->counts.n[count_cols[k].v]);
+		fmt_geomean_ci(rows[i].p, fraction, buf, sizeof(buf));
+		fprintf(out, "  %-*s  %5zu\n", gw, buf,
+			rows[i].p->geomean_cells);
+	}
+}
+
+/* "99.79% (1 - 0.05/24)", or the range when the families differ. */
+static void fmt_family_levels(const struct report *r,
+			      const struct report_metric *m, char *buf,
+			      size_t len)
+{
+	size_t c, lo = 0, hi = 0;
+	char a[16], b[16];
+
+	for (c = 1; c < r->nr_columns; c++) {
+		size_t f = m->pairs[c].family;
+
+		if (!f)
+			continue;
+		if (!lo || f < lo)
+			lo = f;
+		if (f > hi)
+			hi = f;
+	}
+	if (!hi) {
+		snprintf(buf, len, "none: nothing tested");
+		return;
+	}
+	report_fmt_level(1 - r->alpha / (double)lo, a, sizeof(a));
+	report_fmt_level(1 - r->alpha / (double)hi, b, sizeof(b));
+	if (lo == hi)
+		snprintf(buf, len, "%s (1 - %g/%zu)", a, r->alpha, lo);
+	else
+		snprintf(buf, len, "%s..%s (1 - %g/m, m = %zu..%zu)", a, b,
+			 r->alpha, lo, hi);
+}
+
+/* The footer of the main table of metric @m. */
+static int put_main_verdicts(FILE *out, const struct report *r,
+			     const struct report_metric *m)
+{
+	struct verdict_row *rows = calloc(r->nr_columns, sizeof(*rows));
+	char margin[512], levels[96];
+	size_t c;
+
+	if (!rows)
+		return -ENOMEM;
+	for (c = 1; c < r->nr_columns; c++) {
+		report_column_letter(c, rows[c - 1].letter,
+				     sizeof(rows[c - 1].letter));
+		rows[c - 1].p = &m->pairs[c];
+	}
+	report_fmt_margin(r, m, margin, sizeof(margin));
+	fmt_family_levels(r, m, levels, sizeof(levels));
+	putf(out, INDENT, "vs A: margin %s; intervals at %s; geomean with "
+	     "its %.0f%% bootstrap interval", margin, levels,
+	     (1 - r->alpha) * 100);
+	put_verdicts(out, rows, r->nr_columns - 1, false);
+	free(rows);
+	return 0;
+}
+
+static void put_n_too_small(FILE *out, const struct report *r,
+			    const struct report_metric *m)
+{
+	size_t f = report_max_family(r, m);
+	char level[16];
+
+	report_fmt_level(1 - r->alpha / (double)(f ? f : 1), level,
+			 sizeof(level));
+	putf(out, INDENT, "~* n too small: with so few trials no exact "
+	     "interval reaches %s (1 - %g/%zu), whatever the data; run at "
+	     "least %zu per config", level, r->alpha, f,
+	     report_min_trials(r->alpha, f));
+}
+
 /* Column @c's text in the fraction table of metric @k, cell @i. */
 static void fraction_text(const struct report *r, size_t k, size_t i,
 			  size_t c, char *buf, size_t len)
@@ -526,12 +776,13 @@ static void fraction_text(const struct report *r, size_t k, size_t i,
 							  r->ref_column);
 
 	if (i == r->nr_cells) {		/* geomean */
-		double pct = r->ref->metrics[k].geomean_pct[r->ref_map[c]];
+		const struct report_pair *p =
+			&r->ref->metrics[k].pairs[r->ref_map[c]];
 
-		if (isnan(pct))
+		if (isnan(p->geomean_pct))
 			snprintf(buf, len, "-");
 		else
-			snprintf(buf, len, "%.2f", 1 + pct / 100);
+			snprintf(buf, len, "%.2f", 1 + p->geomean_pct / 100);
 	} else if (c == r->ref_column) {
 		report_fmt_value(ref->sum.n ? ref->sum.median : NAN, buf, len);
 	} else {
@@ -540,18 +791,99 @@ static void fraction_text(const struct report *r, size_t k, size_t i,
 }
 
 /*
+ * Whether any config has a fraction of the reference in metric @k: the
+ * in-kernel driver has no ublk server, so its server CPU is empty, and
+ * a table of nothing but "-" says nothing (issue 34, item 10).
+ */
+static bool any_fraction(const struct report *r, size_t k)
+{
+	char buf[64];
+	size_t i, c;
+
+	for (i = 0; i < r->nr_cells; i++)
+		for (c = 0; c < r->nr_columns; c++) {
+			if (c == r->ref_column)
+				continue;
+			fraction_text(r, k, i, c, buf, sizeof(buf));
+			if (strcmp(buf, "-"))
+				return true;
+		}
+	return false;
+}
+
+/* "geomean (24 cells)" when every fraction's geomean is over as many */
+static void fraction_geomean_label(const struct report *r, size_t k,
+				   char *buf, size_t len)
+{
+	const struct report_metric *m = &r->ref->metrics[k];
+	size_t c, cells = SIZE_MAX;
+	bool same = true;
+
+	for (c = 0; c < r->nr_columns; c++) {
+		size_t n;
+
+		if (c == r->ref_column)
+			continue;
+		n = m->pairs[r->ref_map[c]].geomean_cells;
+		same &= cells == SIZE_MAX || n == cells;
+		cells = n;
+	}
+	if (same && cells != SIZE_MAX)
+		snprintf(buf, len, "geomean (%zu cell%s)", cells,
+			 cells == 1 ? "" : "s");
+	else
+		snprintf(buf, len, "geomean");
+}
+
+static int put_fraction_verdicts(FILE *out, const struct report *r, size_t k)
+{
+	const struct report_metric *m = &r->ref->metrics[k];
+	struct verdict_row *rows = calloc(r->nr_columns, sizeof(*rows));
+	char margin[512], levels[96], letter[8];
+	size_t c, n = 0;
+
+	if (!rows)
+		return -ENOMEM;
+	for (c = 0; c < r->nr_columns; c++) {
+		if (c == r->ref_column)
+			continue;
+		report_column_letter(c, rows[n].letter, sizeof(rows[n].letter));
+		rows[n++].p = &m->pairs[r->ref_map[c]];
+	}
+	report_column_letter(r->ref_column, letter, sizeof(letter));
+	report_fmt_margin(r->ref, m, margin, sizeof(margin));
+	fmt_family_levels(r->ref, m, levels, sizeof(levels));
+	putf(out, INDENT, "vs %s: margin %s; intervals at %s; geomean of the "
+	     "fractions with its %.0f%% bootstrap interval", letter, margin,
+	     levels, (1 - r->alpha) * 100);
+	put_verdicts(out, rows, n, true);
+	free(rows);
+	return 0;
+}
+
+/*
  * Under each table, with a reference config (the in-kernel driver):
  * the reference's median, then every other config's median as a
- * fraction of it, tested against it.  Columns keep the letters of the
- * legend; the reference comes first.
+ * fraction of it, judged against it by the rule of the main table.
+ * Columns keep the letters of the legend; the reference comes first.
  */
 static int put_fraction_table(FILE *out, const struct report *r, size_t k)
 {
 	size_t i, j, c, nc = r->nr_columns;
-	int *w = calloc(nc, sizeof(*w)), cell_w, total;
-	size_t *order = calloc(nc, sizeof(*order));
-	char buf[64], letter[8], drivers[256];
+	int *w, cell_w, total;
+	size_t *order;
+	char buf[64], letter[8], drivers[256], geomean[64];
 
+	report_column_letter(r->ref_column, letter, sizeof(letter));
+	if (!any_fraction(r, k)) {
+		fputc('\n', out);
+		putf(out, INDENT, "%s as a fraction of %s (%s): no config has "
+		     "both values in any cell, no table", r->metrics[k].info.name,
+		     letter, r->columns[r->ref_column].label);
+		return 0;
+	}
+	w = calloc(nc, sizeof(*w));
+	order = calloc(nc, sizeof(*order));
 	if (!w || !order) {
 		free(w);
 		free(order);
@@ -561,20 +893,20 @@ static int put_fraction_table(FILE *out, const struct report *r, size_t k)
 	for (j = 1, c = 0; c < nc; c++)
 		if (c != r->ref_column)
 			order[j++] = c;
-	report_column_letter(r->ref_column, letter, sizeof(letter));
 	report_join(&r->columns[r->ref_column].env.drivers, ", ", drivers,
 		    sizeof(drivers));
+	fraction_geomean_label(r, k, geomean, sizeof(geomean));
 	fputc('\n', out);
 	putf(out, INDENT, "%s as a fraction of %s (%s%s%s): median / %s's "
-	     "median; ~ where a two-sided Mann-Whitney U test against %s "
-	     "gives q >= %g (Benjamini-Hochberg over this table), ~* too "
-	     "few trials to tell", r->metrics[k].info.name, letter,
+	     "median, judged against %s as above: a fraction alone when "
+	     "better or worse, = equivalent, ~ inconclusive, ~* n too small, "
+	     "(0.50) a value", r->metrics[k].info.name, letter,
 	     r->columns[r->ref_column].label, *drivers ? ": " : "", drivers,
-	     letter, letter, r->alpha);
+	     letter, letter);
 	cell_w = (int)strlen("cell");
 	for (i = 0; i < r->nr_cells; i++)
 		cell_w = imax(cell_w, (int)strlen(r->cells[i].label));
-	cell_w = imax(cell_w, (int)strlen(GEOMEAN));
+	cell_w = imax(cell_w, (int)strlen(geomean));
 	total = cell_w;
 	for (j = 0; j < nc; j++) {
 		report_column_letter(order[j], buf, sizeof(buf));
@@ -594,7 +926,7 @@ static int put_fraction_table(FILE *out, const struct report *r, size_t k)
 		fputc('\n', out);
 		for (i = 0; i <= r->nr_cells; i++) {
 			fprintf(out, "%-*s", cell_w, i < r->nr_cells ?
-				r->cells[i].label : GEOMEAN);
+				r->cells[i].label : geomean);
 			for (j = 0; j < nc; j++) {
 				if (i == r->nr_cells && !j)
 					buf[0] = '\0';
@@ -609,7 +941,7 @@ static int put_fraction_table(FILE *out, const struct report *r, size_t k)
 		/* one block per cell, a line per config */
 		for (i = 0; i <= r->nr_cells; i++) {
 			put_wrapped(out, i < r->nr_cells ? r->cells[i].label :
-				    GEOMEAN, INDENT);
+				    geomean, INDENT);
 			for (j = i < r->nr_cells ? 0 : 1; j < nc; j++) {
 				report_column_letter(order[j], letter,
 						     sizeof(letter));
@@ -622,6 +954,10 @@ static int put_fraction_table(FILE *out, const struct report *r, size_t k)
 	}
 	free(w);
 	free(order);
+	if (put_fraction_verdicts(out, r, k))
+		return -ENOMEM;
+	if (r->ref->metrics[k].any_n_too_small)
+		put_n_too_small(out, r->ref, &r->ref->metrics[k]);
 	return 0;
 }
 
@@ -644,13 +980,14 @@ static int put_table(FILE *out, const struct report *r,
 		put_grid(out, r, m, g, cell_w, style);
 	else
 		put_blocks(out, r, m, g);
-	if (m->any_n_too_small)
-		putf(out, INDENT, "~* n too small: so few trials cannot reach "
-		     "p < %g even when every trial of one config beats every "
-		     "trial of the other; run at least %zu per config",
-		     r->alpha, report_min_trials(r->alpha));
 	free(g);
-	if (r->show_ci && r->nr_columns > 1)
+	if (r->nr_columns < 2)
+		return 0;
+	if (put_main_verdicts(out, r, m))
+		return -ENOMEM;
+	if (m->any_n_too_small)
+		put_n_too_small(out, r, m);
+	if (r->show_ci)
 		return put_ci_table(out, r, m);
 	return 0;
 }

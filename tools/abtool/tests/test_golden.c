@@ -23,12 +23,24 @@
 
 #include "kselftest_harness.h"
 
+#include <math.h>
+
 #include "compare.h"
+#include "report.h"
+#include "results.h"
 
 #define SPLICE	"data/compare/trials-splice-rsrc.jsonl"
 #define FUSED	"data/compare/trials-fused.jsonl"
 #define OLD	"data/compare/old-format.jsonl"
 #define KERNEL	"data/compare/trials-base-kernel.jsonl"
+/* a run of 2 boots x 4 trials (make-n8-trials.py says what is in it) */
+#define N8_BASE		"data/compare/trials-n8-base.jsonl"
+#define N8_FUSED	"data/compare/trials-n8-fused.jsonl"
+#define N8_SPLICE	"data/compare/trials-n8-splice-rsrc.jsonl"
+#define N8_DUP		"data/compare/dup-n8-fused.jsonl"
+#define N8_OTHER	"data/compare/other-run-n8-fused.jsonl"
+#define N8		N8_BASE, N8_FUSED, N8_SPLICE
+#define NULL_PAIR	"base/user_copy,splice-rsrc/user_copy"
 
 /* cd to the directory of this test binary: tools/abtool/tests */
 static int chdir_tests(void)
@@ -54,8 +66,11 @@ static char *read_all(int fd)
 	return buf;
 }
 
-/* cmd_compare(@args); its stdout as a string, stderr to /dev/null. */
-static char *run(const char *const *args, int *status)
+/*
+ * cmd_compare(@args); its stdout as a string (its stderr with
+ * @want_stderr), the other to /dev/null.
+ */
+static char *run_for(const char *const *args, int *status, bool want_stderr)
 {
 	char *argv[32], path[] = "/tmp/abtool-golden-XXXXXX", *text;
 	int argc = 0, out, err, tmp, null;
@@ -70,8 +85,8 @@ static char *run(const char *const *args, int *status)
 	err = dup(STDERR_FILENO);
 	tmp = mkstemp(path);
 	null = open("/dev/null", O_WRONLY);
-	dup2(tmp, STDOUT_FILENO);
-	dup2(null, STDERR_FILENO);
+	dup2(want_stderr ? null : tmp, STDOUT_FILENO);
+	dup2(want_stderr ? tmp : null, STDERR_FILENO);
 	*status = cmd_compare(argc, argv);
 	fflush(stdout);
 	fflush(stderr);
@@ -130,16 +145,21 @@ static void log_diff(struct __test_metadata *_metadata, const char *golden,
 	unlink(path);
 }
 
-static void check_golden(struct __test_metadata *_metadata,
-			 const char *golden, const char *const *args)
+/*
+ * The output of `abtool compare @args` against @golden: stdout and exit
+ * 0, or with @refused what it says on stderr and exit 1.
+ */
+static void check_output(struct __test_metadata *_metadata,
+			 const char *golden, const char *const *args,
+			 bool refused)
 {
 	char *got, *want;
 	int status;
 
 	ASSERT_EQ(0, chdir_tests());
-	got = run(args, &status);
+	got = run_for(args, &status, refused);
 	ASSERT_NE(NULL, got);
-	ASSERT_EQ(0, status);
+	ASSERT_EQ(refused ? 1 : 0, status);
 	if (getenv("ABTOOL_UPDATE_GOLDEN")) {
 		ASSERT_EQ(0, write_file(golden, got));
 		TH_LOG("wrote %s", golden);
@@ -155,6 +175,19 @@ static void check_golden(struct __test_metadata *_metadata,
 	}
 	free(want);
 	free(got);
+}
+
+static void check_golden(struct __test_metadata *_metadata,
+			 const char *golden, const char *const *args)
+{
+	check_output(_metadata, golden, args, false);
+}
+
+/* A refusal: exit status 1 and what stderr says, word for word. */
+static void check_refusal(struct __test_metadata *_metadata,
+			  const char *golden, const char *const *args)
+{
+	check_output(_metadata, golden, args, true);
 }
 
 /* The default report of a QUICK-shaped run: 4 configs, 3 metrics. */
@@ -210,6 +243,167 @@ TEST(golden_markdown_kernel_reference)
 	check_golden(_metadata, "golden/kernel.md",
 		     (const char *[]){ "-f", "markdown", "-m", "iops", KERNEL,
 				       NULL });
+}
+
+/*
+ * ---- issue 34: verdicts that stand on their own, 8 trials a side ----
+ */
+
+/* The default report: every rule of the verdicts in one run. */
+TEST(golden_n8_text)
+{
+	check_golden(_metadata, "golden/n8.txt", (const char *[]){ N8, NULL });
+}
+
+TEST(golden_n8_markdown)
+{
+	check_golden(_metadata, "golden/n8.md",
+		     (const char *[]){ "-f", "markdown", "-m", "iops", N8,
+				       NULL });
+}
+
+/*
+ * The audit's case: base/user_copy against splice-rsrc/user_copy alone,
+ * then with base/copy and fused/fused as columns too.  The verdicts and
+ * intervals of the pair are the same in both goldens (and the test
+ * below checks every number).
+ */
+TEST(golden_n8_pair)
+{
+	check_golden(_metadata, "golden/n8-pair.txt",
+		     (const char *[]){ "--configs", NULL_PAIR, "-m", "iops",
+				       "--ci", N8, NULL });
+}
+
+TEST(golden_n8_pair_wide)
+{
+	check_golden(_metadata, "golden/n8-pair-wide.txt",
+		     (const char *[]){ "--configs", NULL_PAIR
+				       ",base/copy,fused/fused", "-m", "iops",
+				       "--ci", N8, NULL });
+}
+
+/* The practical margin from the measured cross-kernel null. */
+TEST(golden_n8_null_margin)
+{
+	check_golden(_metadata, "golden/n8-null.txt",
+		     (const char *[]){ "--null", NULL_PAIR, "--margin", "0.5",
+				       "--configs", "base/copy,"
+				       "splice-rsrc/splice,fused/fused", "-m",
+				       "iops", N8, NULL });
+}
+
+/* Counters the same in every trial: values, not tested. */
+TEST(golden_n8_values)
+{
+	check_golden(_metadata, "golden/n8-values.txt",
+		     (const char *[]){ "-m", "sqes_per_io,copied_bytes_per_io",
+				       "--configs", "base/copy,base/user_copy,"
+				       "splice-rsrc/splice", N8, NULL });
+}
+
+/* Two runs pooled because --pool says so: the header says so too. */
+TEST(golden_n8_pooled)
+{
+	check_golden(_metadata, "golden/n8-pooled.txt",
+		     (const char *[]){ "--pool", "-m", "iops", N8_FUSED,
+				       N8_OTHER, NULL });
+}
+
+/* The refusals: the same trial twice, two runs, a file of two configs. */
+TEST(golden_refuses_duplicate_records)
+{
+	check_refusal(_metadata, "golden/refused-duplicate.txt",
+		      (const char *[]){ N8_DUP, NULL });
+}
+
+TEST(golden_refuses_two_runs)
+{
+	check_refusal(_metadata, "golden/refused-two-runs.txt",
+		      (const char *[]){ N8_FUSED, N8_OTHER, NULL });
+}
+
+TEST(golden_refuses_mixed_file_column)
+{
+	check_refusal(_metadata, "golden/refused-by-file.txt",
+		      (const char *[]){ "--by", "file", N8_BASE, NULL });
+}
+
+/* @files into @set; 0 or an errno. */
+static int read_n8(struct trial_set *set)
+{
+	static const char *const files[] = { N8_BASE, N8_FUSED, N8_SPLICE };
+	char err[512];
+	size_t i;
+	int ret = 0;
+
+	trial_set_init(set);
+	for (i = 0; i < 3 && !ret; i++)
+		ret = results_read_file(set, files[i], err, sizeof(err));
+	return ret;
+}
+
+static bool same(double a, double b)
+{
+	return (isnan(a) && isnan(b)) || a == b;
+}
+
+/*
+ * Issue 34, item 2: every number of the pair base/user_copy,
+ * splice-rsrc/user_copy is the same whether the table shows two configs
+ * or four (the audit had 0 of 24 cells significant, then 9).
+ */
+TEST(verdict_does_not_depend_on_the_columns)
+{
+	static const char *const narrow[] = { "base/user_copy",
+					      "splice-rsrc/user_copy" };
+	static const char *const wide[] = { "base/user_copy",
+					    "splice-rsrc/user_copy",
+					    "base/copy", "fused/fused" };
+	struct report *a = NULL, *b = NULL;
+	struct report_opts o;
+	struct trial_set set;
+	char err[512];
+	size_t k, i;
+
+	ASSERT_EQ(0, chdir_tests());
+	ASSERT_EQ(0, read_n8(&set));
+	report_opts_init(&o);
+	o.configs = narrow;
+	o.nr_configs = 2;
+	ASSERT_EQ(0, report_build(&set, &o, &a, err, sizeof(err)))
+		TH_LOG("%s", err);
+	o.configs = wide;
+	o.nr_configs = 4;
+	ASSERT_EQ(0, report_build(&set, &o, &b, err, sizeof(err)))
+		TH_LOG("%s", err);
+	ASSERT_EQ(a->nr_metrics, b->nr_metrics);
+	ASSERT_EQ(a->nr_cells, b->nr_cells);
+	for (k = 0; k < a->nr_metrics; k++) {
+		const struct report_pair *pa = &a->metrics[k].pairs[1];
+		const struct report_pair *pb = &b->metrics[k].pairs[1];
+
+		EXPECT_EQ(pa->family, pb->family);
+		EXPECT_TRUE(same(pa->geomean_pct, pb->geomean_pct));
+		EXPECT_TRUE(same(pa->geomean_lo_pct, pb->geomean_lo_pct));
+		EXPECT_TRUE(same(pa->geomean_hi_pct, pb->geomean_hi_pct));
+		EXPECT_EQ(0, memcmp(&pa->counts, &pb->counts,
+				    sizeof(pa->counts)));
+		for (i = 0; i < a->nr_cells; i++) {
+			const struct report_entry *ea =
+				report_entry(a, &a->metrics[k], i, 1);
+			const struct report_entry *eb =
+				report_entry(b, &b->metrics[k], i, 1);
+
+			EXPECT_EQ(ea->verdict, eb->verdict);
+			EXPECT_TRUE(same(ea->ci_lo_pct, eb->ci_lo_pct));
+			EXPECT_TRUE(same(ea->ci_hi_pct, eb->ci_hi_pct));
+			EXPECT_TRUE(same(ea->q, eb->q));
+		}
+	}
+	report_free(a);
+	report_free(b);
+	trial_set_release(&set);
 }
 
 TEST_HARNESS_MAIN

@@ -278,59 +278,136 @@ TEST(text_fits_72_columns_with_long_names)
 	}
 }
 
-/* Config B equals the baseline, C is 20% faster: "~" and a delta. */
-TEST(tilde_when_not_significant_delta_when_significant)
+/* One trial per value of @v, metric @metric, config variant/path. */
+static void add_values(struct trial_set *set, const char *variant,
+		       const char *path, const struct trial_cell *cell,
+		       const char *metric, const double *v, int n)
+{
+	struct trial t;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		trial_init(&t);
+		snprintf(t.variant, sizeof(t.variant), "%s", variant);
+		snprintf(t.path, sizeof(t.path), "%s", path);
+		strcpy(t.clock, "icount");
+		strcpy(t.accel, "tcg");
+		strcpy(t.flavor, "perf");
+		t.boot = i / 4;
+		t.trial = i % 4;
+		t.cell = *cell;
+		trial_set_metric(&t, metric, v[i]);
+		trial_set_add(set, &t);
+	}
+}
+
+/*
+ * The margin rule (issue 34, item 3), one cell, 8 trials a side, so the
+ * family is the cell and the intervals are at 95%: B is 0.1% above A
+ * (equivalent: "="), C +20% (better), D -10% (worse), E about +1% with
+ * a spread of a percent (inconclusive: "~"); a counter the same in
+ * every trial is a value, not tested.
+ */
+TEST(verdicts_by_the_margin)
 {
 	const struct trial_cell cell = make_cell("null", 1, "randread", 4096,
 						 16, 1);
-	struct trial_set set;
+	static const double a[] = { 1000, 1000.5, 1001, 1001.5, 1002, 1002.5,
+				    1003, 1003.5 };
+	static const double e[] = { 1002, 1006, 1010, 1014, 1018, 1022, 1004,
+				    1012 };
+	double b[8], c[8], d[8], two[8], three[8];
+	const char *metrics[] = { "iops", "sqes_per_io" };
+	const struct report_pair *p;
 	struct report_opts opts;
-	const struct report_entry *e;
-	const char *metrics[] = { "iops" };
-	char line[256];
-	const char *row;
+	struct trial_set set;
+	char line[256], *text, *md;
 	struct report *r;
-	char *text;
+	int i;
 
+	for (i = 0; i < 8; i++) {
+		b[i] = a[i] + 1;
+		c[i] = a[i] * 1.2;
+		d[i] = a[i] * 0.9;
+		two[i] = 2;
+		three[i] = 3;
+	}
 	trial_set_init(&set);
-	add_trials(&set, "base", "copy", &cell, 5, 60000, 1.0, &icount_tcg);
-	add_trials(&set, "base", "user_copy", &cell, 5, 60000, 1.0,
-		   &icount_tcg);
-	add_trials(&set, "splice-rsrc", "splice", &cell, 5, 60000, 1.2,
-		   &icount_tcg);
+	add_values(&set, "base", "copy", &cell, "iops", a, 8);
+	add_values(&set, "base", "user_copy", &cell, "iops", b, 8);
+	add_values(&set, "splice-rsrc", "splice", &cell, "iops", c, 8);
+	add_values(&set, "bpf", "bpf", &cell, "iops", d, 8);
+	add_values(&set, "fused", "fused", &cell, "iops", e, 8);
+	for (i = 0; i < 5 * 8; i++)
+		trial_set_metric(&set.trials[i], "sqes_per_io",
+				 i < 8 ? two[i % 8] : three[i % 8]);
 	report_opts_init(&opts);
 	opts.metrics = metrics;
-	opts.nr_metrics = 1;
+	opts.nr_metrics = 2;
 	r = build(_metadata, &set, &opts);
 	ASSERT_NE(NULL, r);
-	ASSERT_EQ(1, r->nr_metrics);
-	ASSERT_EQ(3, r->nr_columns);
-
-	e = report_entry(r, &r->metrics[0], 0, 1);
-	EXPECT_EQ(REPORT_NOT_SIGNIFICANT, e->verdict);
-	EXPECT_TRUE(e->mwu.p > 0.05);
-	e = report_entry(r, &r->metrics[0], 0, 2);
-	EXPECT_EQ(REPORT_SIGNIFICANT, e->verdict);
-	EXPECT_TRUE(fabs(e->delta_pct - 20) < 1e-9);
-	/* 5+5, no ties, complete separation: 2 / C(10, 5) */
-	EXPECT_TRUE(e->mwu.exact);
-	EXPECT_TRUE(fabs(e->mwu.p - 2.0 / 252) < 1e-12);
+	ASSERT_EQ(5, r->nr_columns);
+	EXPECT_EQ(REPORT_EQUIVALENT, report_entry(r, &r->metrics[0], 0,
+						  1)->verdict);
+	EXPECT_EQ(REPORT_BETTER, report_entry(r, &r->metrics[0], 0,
+					      2)->verdict);
+	EXPECT_EQ(REPORT_WORSE, report_entry(r, &r->metrics[0], 0,
+					     3)->verdict);
+	EXPECT_EQ(REPORT_INCONCLUSIVE, report_entry(r, &r->metrics[0], 0,
+						    4)->verdict);
+	/* one cell: a family of one, a 95% interval */
+	p = &r->metrics[0].pairs[1];
+	EXPECT_EQ(1, p->family);
+	EXPECT_TRUE(fabs(p->level - 0.95) < 1e-12);
+	EXPECT_EQ(1, p->counts.n[REPORT_EQUIVALENT]);
+	EXPECT_EQ(1, r->metrics[0].pairs[4].counts.n[REPORT_INCONCLUSIVE]);
+	/* the counter: values, not tested, no family */
+	EXPECT_EQ(REPORT_VALUE, report_entry(r, &r->metrics[1], 0,
+					     1)->verdict);
+	EXPECT_EQ(0, r->metrics[1].pairs[1].family);
+	EXPECT_EQ(1, r->metrics[1].pairs[1].counts.n[REPORT_VALUE]);
+	EXPECT_TRUE(isnan(report_entry(r, &r->metrics[1], 0, 1)->mwu.p) ||
+		    !report_tested(report_entry(r, &r->metrics[1], 0, 1)));
 
 	text = emit(r, "text");
 	ASSERT_NE(NULL, text);
-	row = line_starting(text, "null randread 4K qd16");
-	ASSERT_NE(NULL, row) TH_LOG("%s", text);
-	copy_line(row, line, sizeof(line));
+	copy_line(line_starting(text, "null randread 4K qd16"), line,
+		  sizeof(line));
+	EXPECT_NE(NULL, strstr(line, "  =  ")) TH_LOG("%s", line);
 	EXPECT_NE(NULL, strstr(line, "+20.0%")) TH_LOG("%s", line);
-	EXPECT_NE(NULL, strstr(line, " ~ ")) TH_LOG("%s", line);
-	EXPECT_EQ(NULL, strstr(text, "~*"));	/* n=5: large enough */
-	EXPECT_EQ(NULL, strstr(text, "n too small"));
+	EXPECT_NE(NULL, strstr(line, "-10.0%")) TH_LOG("%s", line);
+	EXPECT_NE(NULL, strstr(line, " ~")) TH_LOG("%s", line);
+	EXPECT_NE(NULL, strstr(text, "(+50.0%)")) TH_LOG("%s", text);
+	EXPECT_NE(NULL, strstr(text, "margin +-1.0% (--margin)"));
+	EXPECT_NE(NULL, strstr(text, "intervals at 95% (1 - 0.05/1)"))
+		TH_LOG("%s", text);
+	/* n=8: large enough, no footnote */
+	EXPECT_EQ(NULL, strstr(text, "~* n too small:"));
+	expect_fits(_metadata, text, 72);
+	md = emit(r, "markdown");
+	ASSERT_NE(NULL, md);
+	EXPECT_NE(NULL, strstr(md, "**+20.0%** better")) TH_LOG("%s", md);
+	EXPECT_NE(NULL, strstr(md, "**-10.0%** worse"));
+	EXPECT_NE(NULL, strstr(md, "= equivalent, +0.1%"));
+	EXPECT_NE(NULL, strstr(md, "\\~ inconclusive"));
+	EXPECT_NE(NULL, strstr(md, "(+50.0%) value, not tested"));
+	free(md);
 	free(text);
+	report_free(r);
+
+	/* a wider margin makes the +1% cell equivalent, not inconclusive */
+	opts.margin_pct = 3;
+	r = build(_metadata, &set, &opts);
+	ASSERT_NE(NULL, r);
+	EXPECT_EQ(REPORT_EQUIVALENT, report_entry(r, &r->metrics[0], 0,
+						  4)->verdict);
+	EXPECT_EQ(REPORT_BETTER, report_entry(r, &r->metrics[0], 0,
+					      2)->verdict);
 	report_free(r);
 	trial_set_release(&set);
 }
 
-/* With only 3 trials a side even a 50% gain cannot reach p < 0.05. */
+/* With only 3 trials a side no interval reaches 95%: no verdict at all. */
 TEST(n_too_small_is_a_footnote)
 {
 	const struct trial_cell cell = make_cell("null", 1, "write", 65536,
@@ -741,7 +818,7 @@ TEST(csv_is_well_formed)
 	ASSERT_NE(NULL, csv);
 	p = csv;
 	header = csv_fields(&p);
-	EXPECT_EQ(50, header);
+	EXPECT_EQ(56, header);
 	EXPECT_EQ(0, strncmp(csv, "metric,unit,", 12));
 	while (*p) {
 		n = csv_fields(&p);
@@ -805,9 +882,10 @@ TEST(markdown_tables_are_well_formed)
 		if (!*nl)
 			break;
 	}
-	EXPECT_EQ(1 + r->nr_metrics, tables);	/* configs + one per metric */
-	EXPECT_NE(NULL, strstr(md, "**+20.0%**"));
-	EXPECT_NE(NULL, strstr(md, "\\~ (p="));
+	/* configs, then per metric the table and its verdict counts */
+	EXPECT_EQ(1 + 2 * r->nr_metrics, tables);
+	EXPECT_NE(NULL, strstr(md, "**+20.0%** better"));
+	EXPECT_NE(NULL, strstr(md, "\\~ inconclusive, "));
 	free(md);
 	report_free(r);
 	trial_set_release(&set);
@@ -864,10 +942,10 @@ TEST(json_parses_back)
 	EXPECT_TRUE(json_object_is_type(get(e, "delta_pct"), json_type_null));
 	EXPECT_EQ(5, json_object_array_length(get(e, "values")));
 	e = json_object_array_get_idx(entries, 1);
-	EXPECT_STREQ("not significant",
+	EXPECT_STREQ("inconclusive",
 		     json_object_get_string(get(e, "verdict")));
 	e = json_object_array_get_idx(entries, 2);
-	EXPECT_STREQ("significant", json_object_get_string(get(e, "verdict")));
+	EXPECT_STREQ("better", json_object_get_string(get(e, "verdict")));
 	EXPECT_TRUE(fabs(json_object_get_double(get(e, "delta_pct")) - 20) <
 		    1e-9);
 	EXPECT_TRUE(json_object_get_double(get(e, "p_value")) < 0.05);
@@ -878,53 +956,103 @@ TEST(json_parses_back)
 }
 
 /*
- * One cell where B beats A in every trial, five where they are equal, 4
- * trials a side: the raw p of the first is the 4 vs 4 minimum 2/70, but
- * over the table's 6 comparisons Benjamini-Hochberg makes it 6 * 2/70 =
- * 0.17, so the table must say "~" there.
+ * Issue 34, item 2: the family is the pair (A, config) and the metric
+ * over the cells, not the table.  One cell where B beats A by 50%, five
+ * where they are equal; 8 trials a side: B's family is its 6 cells
+ * (intervals at 1 - 0.05/6), and adding configs C and D as columns
+ * changes none of B's numbers.  At 4 trials a side no interval reaches
+ * that level: every entry is "n too small".
  */
-TEST(multiple_comparisons_are_controlled)
+static struct trial_set family_set(int n, size_t configs)
 {
-	struct trial_cell cell;
 	struct trial_set set;
-	const struct report_entry *e;
-	struct report *r;
-	char *text, *md;
+	struct trial_cell cell;
 	int k;
 
 	trial_set_init(&set);
 	for (k = 0; k < 6; k++) {
 		cell = make_cell("null", 1, "randread", 4096u << k, 16, 1);
-		add_trials(&set, "base", "copy", &cell, 4, 1000, 1.0,
+		add_trials(&set, "base", "copy", &cell, n, 1000, 1.0,
 			   &icount_tcg);
-		add_trials(&set, "fused", "fused", &cell, 4, 1000,
+		add_trials(&set, "fused", "fused", &cell, n, 1000,
 			   k ? 1.0 : 1.5, &icount_tcg);
+		if (configs > 2)
+			add_trials(&set, "bpf", "bpf", &cell, n, 1000, 1.3,
+				   &icount_tcg);
+		if (configs > 3)
+			add_trials(&set, "splice-rsrc", "splice", &cell, n,
+				   1000, 0.7, &icount_tcg);
 	}
-	r = build(_metadata, &set, NULL);
-	ASSERT_NE(NULL, r);
-	e = report_entry(r, &r->metrics[0], 0, 1);
-	EXPECT_TRUE(fabs(e->mwu.p - 2.0 / 70) < 1e-12);
-	EXPECT_TRUE(fabs(e->q - 6 * 2.0 / 70) < 1e-12) TH_LOG("q=%g", e->q);
-	EXPECT_EQ(REPORT_NOT_SIGNIFICANT, e->verdict);
-	EXPECT_EQ(6, r->metrics[0].nr_tests);
-	text = emit(r, "text");
-	md = emit(r, "markdown");
-	ASSERT_NE(NULL, text);
-	ASSERT_NE(NULL, md);
-	EXPECT_EQ(NULL, strstr(text, "+50.0%  ")) TH_LOG("%s", text);
-	EXPECT_NE(NULL, strstr(text, "Benjamini-Hochberg"));
-	EXPECT_NE(NULL, strstr(md, "q=0.171")) TH_LOG("%s", md);
-	EXPECT_NE(NULL, strstr(md, "Benjamini-Hochberg over the 6 comparisons"));
-	free(text);
-	free(md);
-	report_free(r);
-	trial_set_release(&set);
+	return set;
+}
+
+/* Equal, NaN included: the same computation on the same data. */
+static bool same(double a, double b)
+{
+	return (isnan(a) && isnan(b)) || a == b;
+}
+
+TEST(family_is_the_pair_not_the_table)
+{
+	struct trial_set narrow = family_set(8, 2), wide = family_set(8, 4);
+	struct trial_set small = family_set(4, 2);
+	struct report *rn, *rw, *rs;
+	size_t i, k;
+
+	rn = build(_metadata, &narrow, NULL);
+	rw = build(_metadata, &wide, NULL);
+	rs = build(_metadata, &small, NULL);
+	ASSERT_NE(NULL, rn);
+	ASSERT_NE(NULL, rw);
+	ASSERT_NE(NULL, rs);
+	ASSERT_EQ(2, rn->nr_columns);
+	ASSERT_EQ(4, rw->nr_columns);
+	EXPECT_EQ(6, rn->metrics[0].pairs[1].family);
+	EXPECT_EQ(6, rw->metrics[0].pairs[1].family);
+	EXPECT_EQ(6, rw->metrics[0].pairs[3].family);
+	EXPECT_TRUE(fabs(rn->metrics[0].pairs[1].level - (1 - 0.05 / 6)) <
+		    1e-12);
+	EXPECT_EQ(REPORT_BETTER, report_entry(rn, &rn->metrics[0], 0,
+					      1)->verdict);
+	for (k = 0; k < rn->nr_metrics; k++) {
+		for (i = 0; i < rn->nr_cells; i++) {
+			const struct report_entry *a =
+				report_entry(rn, &rn->metrics[k], i, 1);
+			const struct report_entry *b =
+				report_entry(rw, &rw->metrics[k], i, 1);
+
+			EXPECT_EQ(a->verdict, b->verdict);
+			EXPECT_TRUE(same(a->ci_lo_pct, b->ci_lo_pct) &&
+				    same(a->ci_hi_pct, b->ci_hi_pct));
+			EXPECT_TRUE(same(a->q, b->q));
+			if (report_tested(a))
+				EXPECT_TRUE(fabs(a->mwu.p * 6 - a->q) < 1e-12 ||
+					    a->q == 1);
+		}
+		EXPECT_TRUE(same(rn->metrics[k].pairs[1].geomean_pct,
+				 rw->metrics[k].pairs[1].geomean_pct));
+		EXPECT_TRUE(same(rn->metrics[k].pairs[1].geomean_lo_pct,
+				 rw->metrics[k].pairs[1].geomean_lo_pct));
+	}
+	for (i = 0; i < rs->nr_cells; i++)
+		EXPECT_EQ(REPORT_N_TOO_SMALL,
+			  report_entry(rs, &rs->metrics[0], i, 1)->verdict);
+	EXPECT_EQ(5, report_min_trials(0.05, 6));
+	EXPECT_EQ(7, report_min_trials(0.05, 24));
+	EXPECT_EQ(4, report_min_trials(0.05, 1));
+	report_free(rn);
+	report_free(rw);
+	report_free(rs);
+	trial_set_release(&narrow);
+	trial_set_release(&wide);
+	trial_set_release(&small);
 }
 
 /*
- * Uncertainty per cell: the Hodges-Lehmann CI (5 vs 5: exact level
- * 1 - 2 * 3/252 = 61/63, see tests/ref/mwu_ref.py) in every format, a
- * geomean row, tenths where the spread rounds to 0%.
+ * Uncertainty per cell: the Hodges-Lehmann CI (5 vs 5 over a family of
+ * 4 cells: 1 - 0.05/4 needs the widest interval, exact level
+ * 1 - 2/252 = 125/126) in every format, a geomean row with its cells
+ * and bootstrap interval, tenths where the spread rounds to 0%.
  */
 TEST(uncertainty_in_every_format)
 {
@@ -941,10 +1069,13 @@ TEST(uncertainty_in_every_format)
 	r = build(_metadata, &set, &opts);
 	ASSERT_NE(NULL, r);
 	en = report_entry(r, &r->metrics[0], 0, 2);	/* 1.2x: +20% */
-	EXPECT_TRUE(fabs(en->hl.level - 61.0 / 63) < 1e-12);
+	EXPECT_TRUE(fabs(en->hl.level - 125.0 / 126) < 1e-12);
 	EXPECT_TRUE(en->ci_lo_pct < 20 && en->ci_hi_pct > 20)
 		TH_LOG("%g..%g", en->ci_lo_pct, en->ci_hi_pct);
-	EXPECT_TRUE(fabs(r->metrics[0].geomean_pct[2] - 20) < 1e-9);
+	EXPECT_TRUE(fabs(r->metrics[0].pairs[2].geomean_pct - 20) < 1e-9);
+	EXPECT_EQ(4, r->metrics[0].pairs[2].geomean_cells);
+	EXPECT_TRUE(r->metrics[0].pairs[2].geomean_lo_pct <= 20 &&
+		    r->metrics[0].pairs[2].geomean_hi_pct >= 20);
 	text = emit(r, "text");
 	md = emit(r, "markdown");
 	csv = emit(r, "csv");
@@ -954,16 +1085,19 @@ TEST(uncertainty_in_every_format)
 	ASSERT_NE(NULL, csv);
 	ASSERT_NE(NULL, js);
 	expect_fits(_metadata, text, 72);
-	EXPECT_NE(NULL, line_starting(text, "geomean ")) TH_LOG("%s", text);
-	EXPECT_NE(NULL, strstr(text, "iops: change vs A, 96.8% confidence "
-			       "interval")) TH_LOG("%s", text);
-	EXPECT_NE(NULL, strstr(text, "  +18.5..+21.4\n")) TH_LOG("%s", text);
+	EXPECT_NE(NULL, line_starting(text, "geomean (4 cells) "))
+		TH_LOG("%s", text);
+	EXPECT_NE(NULL, strstr(text, "iops: change vs A, the Hodges-Lehmann "
+			       "shift's interval (level reached:\n    "
+			       "99.21%)")) TH_LOG("%s", text);
+	EXPECT_NE(NULL, strstr(text, "  +17.8..+22.2\n")) TH_LOG("%s", text);
 	/* jitter spreads by +-0.4%: one decimal, not "+-0%" */
 	EXPECT_NE(NULL, strstr(text, "60.12k +-0.4%")) TH_LOG("%s", text);
 	EXPECT_NE(NULL, strstr(md, "| *geomean* |"));
-	EXPECT_NE(NULL, strstr(md, "+20.0% (4 cells)"));
+	EXPECT_NE(NULL, strstr(md, "+20.0% (+")) TH_LOG("%s", md);
+	EXPECT_NE(NULL, strstr(md, "%), 4 cells |")) TH_LOG("%s", md);
 	EXPECT_NE(NULL, strstr(md, ", n=5 |"));
-	EXPECT_NE(NULL, strstr(md, "CI: 96.8%"));
+	EXPECT_NE(NULL, strstr(md, "levels reached: 99.21%"));
 	EXPECT_NE(NULL, strstr(csv, ",q_value,p_adjust,hl_shift_pct,"));
 	EXPECT_NE(NULL, strstr(csv, ",geomean,"));
 	root = json_tokener_parse(js);
@@ -972,11 +1106,13 @@ TEST(uncertainty_in_every_format)
 	e = json_object_array_get_idx(get(json_object_array_get_idx(
 		get(m, "rows"), 0), "configs"), 2);
 	EXPECT_TRUE(fabs(json_object_get_double(get(e, "ci_level")) -
-			 61.0 / 63) < 1e-12);
+			 125.0 / 126) < 1e-12);
 	EXPECT_TRUE(json_object_get_double(get(e, "q_value")) < 0.05);
 	g = json_object_array_get_idx(get(m, "geomean"), 1);
 	EXPECT_TRUE(fabs(json_object_get_double(get(g, "delta_pct")) - 20) <
 		    1e-9);
+	EXPECT_EQ(4, json_object_get_int(get(g, "cells")));
+	EXPECT_EQ(4, json_object_get_int(get(get(g, "verdicts"), "better")));
 	json_object_put(root);
 	free(text);
 	free(md);
@@ -1404,7 +1540,7 @@ static void check_forest(struct __test_metadata *_metadata,
 	EXPECT_NE(NULL, strstr(gp, "\"null randread 4K qd16\" 4,"));
 	EXPECT_NE(NULL, strstr(gp, "set xrange [*<0:0<*]"));
 	EXPECT_NE(NULL, strstr(gp, "set arrow 1 from 0, graph 0 to 0"));
-	EXPECT_NE(NULL, strstr(gp, "96.8% confidence interval")) TH_LOG("%s", gp);
+	EXPECT_NE(NULL, strstr(gp, "99.21% confidence interval")) TH_LOG("%s", gp);
 	free(dat);
 	free(gp);
 }
@@ -1538,7 +1674,7 @@ TEST(kernel_row_is_the_reference)
 	EXPECT_GE(hi, 0.5);
 	EXPECT_GT(lo, 0.48);
 	EXPECT_LT(hi, 0.52);
-	EXPECT_EQ(REPORT_SIGNIFICANT, e->verdict);
+	EXPECT_EQ(REPORT_WORSE, e->verdict);
 	report_fmt_fraction(e, ref->sum.median, buf, sizeof(buf));
 	EXPECT_STREQ("0.50", buf);
 	/* user_copy: the same as the kernel row, so not significant */
@@ -1546,8 +1682,8 @@ TEST(kernel_row_is_the_reference)
 	report_fmt_fraction(e, ref->sum.median, buf, sizeof(buf));
 	EXPECT_STREQ("1.00~", buf);
 	/* geomean of the fractions over both cells: splice at 0.8 */
-	EXPECT_TRUE(fabs(r->ref->metrics[0].geomean_pct[r->ref_map[2]] + 20) <
-		    1e-6);
+	EXPECT_TRUE(fabs(r->ref->metrics[0].pairs[r->ref_map[2]].geomean_pct +
+			 20) < 1e-6);
 	report_free(r);
 	trial_set_release(&set);
 }
@@ -1620,7 +1756,7 @@ TEST(fractions_in_every_format)
 	out = emit(r, "markdown");
 	ASSERT_NE(NULL, out);
 	EXPECT_NE(NULL, strstr(out, "### iops as a fraction of B: base/kernel"));
-	EXPECT_NE(NULL, strstr(out, "| **0.5** (0.4"));
+	EXPECT_NE(NULL, strstr(out, "| **0.5** worse (0.4"));
 	free(out);
 	out = emit(r, "json");
 	ASSERT_NE(NULL, out);
@@ -1631,7 +1767,7 @@ TEST(fractions_in_every_format)
 	out = emit(r, "csv");
 	ASSERT_NE(NULL, out);
 	EXPECT_NE(NULL, strstr(out, ",ref_config,ref_fraction,"));
-	EXPECT_NE(NULL, strstr(out, ",base/kernel,0.5,significant,"));
+	EXPECT_NE(NULL, strstr(out, ",base/kernel,0.5,worse,"));
 	free(out);
 	report_free(r);
 	trial_set_release(&set);
