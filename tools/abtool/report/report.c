@@ -13,13 +13,14 @@
 #include "report.h"
 
 extern const struct report_format report_text, report_md, report_csv,
-	report_json;
+	report_json, report_summary;
 
 const struct report_format *const report_formats[] = {
 	&report_text,
 	&report_md,
 	&report_csv,
 	&report_json,
+	&report_summary,
 	NULL,
 };
 

@@ -262,6 +262,15 @@ TEST(golden_n8_markdown)
 				       NULL });
 }
 
+/* What make ab ends with: one screen. */
+TEST(golden_n8_summary)
+{
+	check_golden(_metadata, "golden/n8-summary.txt",
+		     (const char *[]){ "-f", "summary", "--null", NULL_PAIR,
+				       "--outdir", "RESULTS", "--plot",
+				       "RESULTS/plots", N8, NULL });
+}
+
 /*
  * The audit's case: base/user_copy against splice-rsrc/user_copy alone,
  * then with base/copy and fused/fused as columns too.  The verdicts and
