@@ -98,19 +98,58 @@ static void write_dat(FILE *f, const struct report *r,
 	}
 }
 
-static void write_plot_cmd(FILE *f, const struct report *r,
-			   const char *stem)
+/* Whether config @c has a value of metric @m in any cell. */
+static bool column_has_data(const struct report *r,
+			    const struct report_metric *m, size_t c)
 {
+	size_t i;
+
+	for (i = 0; i < r->nr_cells; i++)
+		if (report_entry(r, m, i, c)->sum.n)
+			return true;
+	return false;
+}
+
+/*
+ * A config without the metric (the in-kernel row's server CPU) is left
+ * out: gnuplot warns of a series with no valid points, and a clean run
+ * prints no tool warnings (issue 34, item 10).
+ */
+static void write_plot_cmd(FILE *f, const struct report *r,
+			   const struct report_metric *m, const char *stem)
+{
+	bool first = true;
 	size_t c;
 
-	fprintf(f, "plot \"%s.dat\" using 2:3:4:xtic(1) title ", stem);
-	plot_put_quoted(f, r->columns[0].label, false);
-	for (c = 1; c < r->nr_columns; c++) {
-		fprintf(f, ", \\\n     \"\" using %zu:%zu:%zu title ",
-			2 + 3 * c, 3 + 3 * c, 4 + 3 * c);
+	for (c = 0; c < r->nr_columns; c++) {
+		if (!column_has_data(r, m, c))
+			continue;
+		if (first)
+			fprintf(f, "plot \"%s.dat\" using %zu:%zu:%zu:xtic(1) "
+				"title ", stem, 2 + 3 * c, 3 + 3 * c,
+				4 + 3 * c);
+		else
+			fprintf(f, ", \\\n     \"\" using %zu:%zu:%zu title ",
+				2 + 3 * c, 3 + 3 * c, 4 + 3 * c);
 		plot_put_quoted(f, r->columns[c].label, false);
+		first = false;
 	}
 	fputc('\n', f);
+}
+
+/* Whether every value of the metric is 0: gnuplot's autoscale fails. */
+static bool all_zero(const struct report *r, const struct report_metric *m)
+{
+	size_t i, c;
+
+	for (i = 0; i < r->nr_cells; i++)
+		for (c = 0; c < r->nr_columns; c++) {
+			const struct report_entry *e = report_entry(r, m, i, c);
+
+			if (e->sum.n && (e->sum.max != 0 || e->sum.min != 0))
+				return false;
+		}
+	return true;
 }
 
 static void write_gp(FILE *f, const struct report *r,
@@ -133,8 +172,10 @@ static void write_gp(FILE *f, const struct report *r,
 		"set xtics nomirror rotate by -30 scale 0 noenhanced\n"
 		"set grid ytics\n"
 		"set rmargin 10\n"
-		"set yrange [0:*]\n"
-		"set xrange [-0.6:%zu.4]\n", r->nr_cells - 1);
+		/* all zero (faults per I/O): a range, not a warning */
+		"set yrange [0:%s]\n"
+		"set xrange [-0.6:%zu.4]\n", all_zero(r, m) ? "1" : "*",
+		r->nr_cells - 1);
 	snprintf(title, sizeof(title), "%s: median, bars from q1 to q3",
 		 mi->name);
 	fputs("set title ", f);
@@ -148,7 +189,7 @@ static void write_gp(FILE *f, const struct report *r,
 	fprintf(f, "set terminal svg size %zu,%d dynamic noenhanced "
 		"font \"sans,10\"\nset output \"%s.svg\"\n", width,
 		PLOT_HEIGHT, stem);
-	write_plot_cmd(f, r, stem);
+	write_plot_cmd(f, r, m, stem);
 	/* pngcairo where built in (gnuplot-nox has it), libgd png else */
 	fprintf(f, "\nif (strstrt(GPVAL_TERMINALS, \"pngcairo\") > 0) {\n"
 		"\tset terminal pngcairo size %zu,%d noenhanced "
