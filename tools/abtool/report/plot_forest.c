@@ -88,6 +88,44 @@ void plot_forest_dat(FILE *f, const struct report *r,
 	}
 }
 
+static void widen(double v, double *lo, double *hi)
+{
+	if (!isfinite(v))
+		return;
+	*lo = fmin(*lo, v);
+	*hi = fmax(*hi, v);
+}
+
+/*
+ * The x range: every point and interval, and zero always on the axis,
+ * with 5% to spare.  Set here rather than autoscaled: with one point,
+ * or all at one x, gnuplot's autoscale warns of an empty range.
+ */
+static void put_xrange(FILE *f, const struct report *r,
+		       const struct report_metric *m)
+{
+	double lo = 0, hi = 0, pad;
+	char a[40], b[40];
+	size_t i, c;
+
+	for (c = 1; c < r->nr_columns; c++) {
+		widen(m->pairs[c].geomean_pct, &lo, &hi);
+		widen(m->pairs[c].geomean_lo_pct, &lo, &hi);
+		widen(m->pairs[c].geomean_hi_pct, &lo, &hi);
+		for (i = 0; i < r->nr_cells; i++) {
+			const struct report_entry *e = report_entry(r, m, i, c);
+
+			widen(e->shift_pct, &lo, &hi);
+			widen(e->ci_lo_pct, &lo, &hi);
+			widen(e->ci_hi_pct, &lo, &hi);
+		}
+	}
+	pad = hi > lo ? (hi - lo) * 0.05 : 1;
+	report_fmt_number(lo - pad, a, sizeof(a));
+	report_fmt_number(hi + pad, b, sizeof(b));
+	fprintf(f, "set xrange [%s:%s]\n", a, b);
+}
+
 static void put_ytics(FILE *f, const struct report *r)
 {
 	size_t i;
@@ -170,11 +208,10 @@ void plot_forest_gp(FILE *f, const struct report *r,
 		"set key below horizontal noenhanced\n"
 		"set grid xtics\n"
 		"set yrange [-0.6:%zu.6]\n"
-		"set offsets graph 0.05, graph 0.05, 0, 0\n"
-		"set xrange [*<0:0<*]\n"	/* zero always on the axis */
 		"set arrow 1 from 0, graph 0 to 0, graph 1 nohead lw 1.5 "
 		"lc rgb \"black\"\n"
 		"set format x \"%%+g%%%%\"\n", r->nr_cells);
+	put_xrange(f, r, m);
 	put_ytics(f, r);
 	put_titles(f, r, m);
 	fprintf(f, "\nset terminal svg size 900,%zu dynamic noenhanced "
