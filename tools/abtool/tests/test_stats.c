@@ -11,7 +11,6 @@
 
 #include "bootstrap.h"
 #include "hodges_lehmann.h"
-#include "multcomp.h"
 #include "stats.h"
 
 #define N(a)	(sizeof(a) / sizeof((a)[0]))
@@ -689,36 +688,6 @@ TEST(hodges_lehmann_large_and_bad_input)
 	EXPECT_EQ(-EINVAL, stats_hodges_lehmann(x, 0, y, 1, 0.05, &r));
 	EXPECT_EQ(-EINVAL, stats_hodges_lehmann(x, 1, y, 1, 1.5, &r));
 	EXPECT_EQ(-EINVAL, stats_hodges_lehmann(bad, 2, y, 1, 0.05, &r));
-}
-
-/*
- * ---- Benjamini-Hochberg ----
- * tests/ref/bh_ref.py (the definition, O(m^2), Fractions):
- *   ['0.01', '0.04', '0.03', '0.005', '0.2'] ->
- *      ['0.025', '0.05', '0.05', '0.025', '0.2']
- *   [2/70, 2/70, 0.5, 1, 2/70, 0.7] ->
- *      [0.05714285714285714 x2, 0.75, 1.0, 0.05714285714285714, 0.84]
- *   ['0.9'] -> ['0.9']
- */
-TEST(benjamini_hochberg)
-{
-	static const double p1[] = { 0.01, 0.04, 0.03, 0.005, 0.2 };
-	static const double q1[] = { 0.025, 0.05, 0.05, 0.025, 0.2 };
-	static const double p2[] = { 0.02857142857142857, 0.02857142857142857,
-				     0.5, 1, 0.02857142857142857, 0.7 };
-	static const double q2[] = { 0.05714285714285714, 0.05714285714285714,
-				     0.75, 1.0, 0.05714285714285714, 0.84 };
-	double q[8], one = 0.9;
-	size_t i;
-
-	ASSERT_EQ(0, stats_bh_adjust(p1, N(p1), q));
-	for (i = 0; i < N(p1); i++)
-		EXPECT_NEAR(q1[i], q[i]);
-	ASSERT_EQ(0, stats_bh_adjust(p2, N(p2), q));
-	for (i = 0; i < N(p2); i++)
-		EXPECT_NEAR(q2[i], q[i]);
-	ASSERT_EQ(0, stats_bh_adjust(&one, 1, q));
-	EXPECT_NEAR(0.9, q[0]);
 }
 
 /*
