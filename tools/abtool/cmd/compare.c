@@ -73,8 +73,9 @@ static void usage(FILE *f)
 "                           native), flavors (perf, debug) or vCPU\n"
 "                           counts anyway\n"
 "      --pool               pool trials of several runs or series commits\n"
-"                           (refused by default: a run's boots are the\n"
-"                           sample, another run is not more of them)\n"
+"                           into one config (refused by default: a run's\n"
+"                           boots are the sample, another run is not more\n"
+"                           of them)\n"
 "  -h, --help               this text\n"
 "\n"
 "Rows are cells (target, legs, rw, bs, iodepth, jobs).  Entries show the\n"
@@ -352,7 +353,7 @@ static int read_inputs(int argc, char **argv, const struct compare_args *a,
 {
 	struct inputs_rules rules = {
 		.pool = a->pool,
-		.by_file = a->opts.by == REPORT_BY_FILE,
+		.by = a->opts.by,
 	};
 	char err[2 * PATH_MAX + 1024];
 	int i;

@@ -190,6 +190,21 @@ static void describe(const struct trial *t, char *buf, size_t len)
 		 when, *t->run_id ? ", run " : "", t->run_id);
 }
 
+/*
+ * One key twice: the same record read twice, always wrong; or the same
+ * trial of two runs, wrong where it pools them into one column (every
+ * --by but file, whose columns are files) unless --pool.
+ */
+static bool at_fault(const struct trial *a, const struct trial *b,
+		     const struct inputs_rules *rules)
+{
+	if (same_run(a, b))
+		return true;
+	if (rules->by == REPORT_BY_FILE && a->source != b->source)
+		return false;
+	return !rules->pool;
+}
+
 static int check_duplicates(const struct trial_set *set,
 			    const struct inputs_rules *rules,
 			    char *err, size_t errlen)
@@ -214,7 +229,7 @@ static int check_duplicates(const struct trial_set *set,
 			;
 		for (k = i; k < j; k++)
 			for (l = k + 1; l < j; l++)
-				if ((same_run(v[k], v[l]) || !rules->pool) &&
+				if (at_fault(v[k], v[l], rules) &&
 				    (!second || v[l] < second)) {
 					first = v[k];
 					second = v[l];
@@ -243,31 +258,38 @@ static int check_duplicates(const struct trial_set *set,
 #define FIELD(t, off)	((const char *)(t) + (off))
 
 /*
- * More than one value of the field at @off ("" counts as one: a record
- * that does not say), unless --pool.
+ * A column with more than one value of the field at @off: run ids ("" is
+ * a value too: a record that does not say is not of the same run as one
+ * that does) or, with !@empty_counts, series commits.
  */
-static int check_one(const struct trial_set *set, size_t off,
-		     bool empty_counts, const char *what, char *err,
-		     size_t errlen)
+static int check_one(const struct trial_set *set, enum report_by by,
+		     size_t off, bool empty_counts, const char *what,
+		     char *err, size_t errlen)
 {
-	const struct trial *first = NULL, *t;
+	char la[2 * TRIAL_STR_MAX + 2], lb[2 * TRIAL_STR_MAX + 2];
 	char wa[PATH_MAX], wb[PATH_MAX];
+	const struct trial *t, *u;
 
 	trial_set_for_each(set, t) {
-		if (!empty_counts && !*FIELD(t, off))
+		if (*t->skipped || (!empty_counts && !*FIELD(t, off)))
 			continue;
-		if (!first) {
-			first = t;
-			continue;
+		report_config_label(t, by, la, sizeof(la));
+		/* against the column's first such record */
+		for (u = set->trials; u < t; u++) {
+			if (*u->skipped || (!empty_counts && !*FIELD(u, off)))
+				continue;
+			report_config_label(u, by, lb, sizeof(lb));
+			if (!strcmp(la, lb))
+				break;
 		}
-		if (!strcmp(FIELD(first, off), FIELD(t, off)))
+		if (u == t || !strcmp(FIELD(u, off), FIELD(t, off)))
 			continue;
 		return set_err(err, errlen, -EINVAL,
-			       "trials of two %s: %s (%s) and %s (%s): pooled "
-			       "they are no one sample; compare one run, or "
-			       "give --pool", what,
-			       *FIELD(first, off) ? FIELD(first, off) : "none",
-			       where(first, wa, sizeof(wa)),
+			       "%s pools trials of two %s: %s (%s) and %s "
+			       "(%s): they are no one sample; compare one "
+			       "run, or give --pool", la, what,
+			       *FIELD(u, off) ? FIELD(u, off) : "none",
+			       where(u, wa, sizeof(wa)),
 			       *FIELD(t, off) ? FIELD(t, off) : "none",
 			       where(t, wb, sizeof(wb)));
 	}
@@ -335,12 +357,13 @@ int inputs_check_records(const struct trial_set *set,
 	if (!ret)
 		ret = check_duplicates(set, rules, err, errlen);
 	if (!ret && !rules->pool)
-		ret = check_one(set, offsetof(struct trial, run_id), true,
-				"runs", err, errlen);
+		ret = check_one(set, rules->by, offsetof(struct trial, run_id),
+				true, "runs", err, errlen);
 	if (!ret && !rules->pool)
-		ret = check_one(set, offsetof(struct trial, series_commit),
-				false, "series commits", err, errlen);
-	if (!ret && rules->by_file)
+		ret = check_one(set, rules->by,
+				offsetof(struct trial, series_commit), false,
+				"series commits", err, errlen);
+	if (!ret && rules->by == REPORT_BY_FILE)
 		ret = check_by_file(set, err, errlen);
 	return ret;
 }

@@ -8,11 +8,13 @@
  *
  * The records must be too, whatever the files' bytes (a copy with one
  * blank line more, `cat a a`): one record per (run, variant, path, cell,
- * boot, trial).  And a comparison is of one run unless --pool says
- * otherwise: the boots of one run are the unit of replication, and two
- * runs (another day, another commit of the series) are not more boots
- * of the same thing.  The Dec 6 audit (issue 34) pooled 7 runs as "2
- * boots x 14 trials" and two versions of a series under one name.
+ * boot, trial).  And a config (a column) is of one run unless --pool
+ * says otherwise: the boots of one run are the unit of replication, and
+ * two runs (another day, another commit of the series) are not more
+ * boots of the same thing.  The Dec 6 audit (issue 34) pooled 7 runs as
+ * "2 boots x 14 trials" and two versions of a series under one name.
+ * Columns of different runs side by side are a comparison, not a pool
+ * (--by file: monday.jsonl against tuesday.jsonl).
  */
 #ifndef ABTOOL_INPUTS_H
 #define ABTOOL_INPUTS_H
@@ -20,6 +22,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "report.h"
 #include "results.h"
 
 /*
@@ -33,8 +36,9 @@ int inputs_check_distinct(char *const *paths, size_t n, char *err,
 
 /* What inputs_check_records() enforces beyond distinct records. */
 struct inputs_rules {
-	bool pool;	/* --pool: trials of several runs or commits */
-	bool by_file;	/* --by file: each file must hold one config */
+	bool pool;		/* --pool: a column of several runs or commits */
+	enum report_by by;	/* what makes a column; --by file: each file
+				 * must hold one config */
 };
 
 /*
@@ -42,9 +46,10 @@ struct inputs_rules {
  * when: a file holds no record; two records have the same variant,
  * path, cell, boot and trial and come from the same run (the same
  * run_id, or neither has one and their dates agree; records without
- * boot and trial ids are told apart by their dates alone); the records
- * come from more than one run or series commit (unless rules->pool);
- * with rules->by_file, a file holds more than one variant/path.
+ * boot and trial ids are told apart by their dates alone); a column
+ * (config, as rules->by labels it) holds trials of more than one run or
+ * series commit (unless rules->pool); --by file and a file holds more
+ * than one variant/path.
  */
 int inputs_check_records(const struct trial_set *set,
 			 const struct inputs_rules *rules,

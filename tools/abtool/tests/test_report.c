@@ -1489,6 +1489,16 @@ TEST(compare_refuses_duplicate_records_and_other_runs)
 	EXPECT_EQ(0, run_compare((const char *[]){ "--by", "file", one,
 						   NULL }))
 		TH_LOG("%s", stderr_text);
+	/* two runs side by side, a column each, is a comparison: fine */
+	write_edited(a, &set, run_a);
+	write_edited(b, &set, run_b);
+	EXPECT_EQ(0, run_compare((const char *[]){ "--by", "file", a, b,
+						   NULL }))
+		TH_LOG("%s", stderr_text);
+	/* but by variant,path they pool into one column */
+	EXPECT_EQ(1, run_compare((const char *[]){ a, b, NULL }));
+	EXPECT_NE(NULL, strstr(stderr_text, "base/copy pools trials of two "
+			       "runs: run-a")) TH_LOG("%s", stderr_text);
 	remove_tree(dir);
 	trial_set_release(&set);
 }
