@@ -262,13 +262,20 @@ TEST(golden_n8_markdown)
 				       NULL });
 }
 
-/* What make ab ends with: one screen. */
+/*
+ * What make ab ends with: one screen, naming where --outdir and --plot
+ * wrote (a fixed place under /tmp, so the golden is the same each time;
+ * removed after).
+ */
+#define SUMMARY_DIR	"/tmp/abtool-golden-summary"
+
 TEST(golden_n8_summary)
 {
 	check_golden(_metadata, "golden/n8-summary.txt",
 		     (const char *[]){ "-f", "summary", "--null", NULL_PAIR,
-				       "--outdir", "RESULTS", "--plot",
-				       "RESULTS/plots", N8, NULL });
+				       "--outdir", SUMMARY_DIR, "--plot",
+				       SUMMARY_DIR "/plots", N8, NULL });
+	EXPECT_EQ(0, system("rm -rf " SUMMARY_DIR));
 }
 
 /*
