@@ -58,6 +58,8 @@ void plot_put_quoted(FILE *f, const char *s, bool data)
 			fputc('\'', f);
 		else if (!data && (*s == '"' || *s == '\\'))
 			fprintf(f, "\\%c", *s);
+		else if (!data && *s == '\n')
+			fputs("\\n", f);
 		else
 			fputc(*s, f);
 	}
@@ -199,11 +201,9 @@ static void write_gp(FILE *f, const struct report *r,
 		width, PLOT_HEIGHT, width, PLOT_HEIGHT, stem);
 }
 
-static int write_file(const char *dir, const char *name,
-		      void (*fn)(FILE *, const struct report *,
-				 const struct report_metric *, const char *),
-		      const struct report *r, const struct report_metric *m,
-		      const char *stem, char *err, size_t errlen)
+int plot_write_file(const char *dir, const char *name,
+		    void (*fn)(FILE *f, const void *arg), const void *arg,
+		    char *err, size_t errlen)
 {
 	char path[4096];
 	FILE *f;
@@ -214,23 +214,37 @@ static int write_file(const char *dir, const char *name,
 	if (!f)
 		return set_err(err, errlen, -errno, "%s: %s", path,
 			    strerror(errno));
-	fn(f, r, m, stem);
+	fn(f, arg);
 	bad = ferror(f);
 	if (fclose(f) || bad)
 		return set_err(err, errlen, -EIO, "%s: write error", path);
 	return 0;
 }
 
-static void dat_fn(FILE *f, const struct report *r,
-		   const struct report_metric *m, const char *stem)
+/* What the bar chart's writers need. */
+struct bars {
+	const struct report *r;
+	const struct report_metric *m;
+	const char *stem;
+};
+
+static void dat_fn(FILE *f, const void *arg)
 {
-	(void)stem;
-	write_dat(f, r, m);
+	const struct bars *b = arg;
+
+	write_dat(f, b->r, b->m);
+}
+
+static void gp_fn(FILE *f, const void *arg)
+{
+	const struct bars *b = arg;
+
+	write_gp(f, b->r, b->m, b->stem);
 }
 
 /* Run "gnuplot NAME" in @dir, so the script's relative names resolve. */
-static int run_gnuplot(const char *dir, const char *script,
-		       char *err, size_t errlen)
+int plot_run_gnuplot(const char *dir, const char *script,
+		     char *err, size_t errlen)
 {
 	int status, devnull;
 	pid_t pid;
@@ -259,25 +273,6 @@ static int run_gnuplot(const char *dir, const char *script,
 	return 0;
 }
 
-/* DIR/STEM-change.{dat,gp}, and the images when gnuplot is there. */
-static int write_forest(const struct report *r, const struct report_metric *m,
-			const char *dir, const char *stem, bool gnuplot,
-			char *err, size_t errlen)
-{
-	char name[300];
-	int ret;
-
-	snprintf(name, sizeof(name), "%s-change.dat", stem);
-	ret = write_file(dir, name, plot_forest_dat, r, m, stem, err, errlen);
-	if (ret)
-		return ret;
-	snprintf(name, sizeof(name), "%s-change.gp", stem);
-	ret = write_file(dir, name, plot_forest_gp, r, m, stem, err, errlen);
-	if (!ret && gnuplot)
-		ret = run_gnuplot(dir, name, err, errlen);
-	return ret;
-}
-
 int plot_write(const struct report *r, const char *dir,
 	       char *err, size_t errlen)
 {
@@ -290,25 +285,20 @@ int plot_write(const struct report *r, const char *dir,
 	if (ret)
 		return set_err(err, errlen, ret, "%s: %s", dir, strerror(-ret));
 	for (i = 0; i < r->nr_metrics; i++) {
-		const struct report_metric *m = &r->metrics[i];
+		struct bars b = { r, &r->metrics[i], stem };
 
-		file_stem(m->info.name, stem, sizeof(stem));
+		file_stem(b.m->info.name, stem, sizeof(stem));
 		snprintf(name, sizeof(name), "%s.dat", stem);
-		ret = write_file(dir, name, dat_fn, r, m, stem, err, errlen);
+		ret = plot_write_file(dir, name, dat_fn, &b, err, errlen);
 		if (ret)
 			return ret;
 		snprintf(name, sizeof(name), "%s.gp", stem);
-		ret = write_file(dir, name, write_gp, r, m, stem, err, errlen);
-		if (ret)
-			return ret;
-		if (gnuplot) {
-			ret = run_gnuplot(dir, name, err, errlen);
-			if (ret)
-				return ret;
-		}
-		if (r->nr_columns < 2 || !plot_forest_has_points(r, m))
-			continue;	/* no changes to show */
-		ret = write_forest(r, m, dir, stem, gnuplot, err, errlen);
+		ret = plot_write_file(dir, name, gp_fn, &b, err, errlen);
+		if (!ret && gnuplot)
+			ret = plot_run_gnuplot(dir, name, err, errlen);
+		if (!ret)
+			ret = plot_forests(r, i, dir, stem, gnuplot, err,
+					   errlen);
 		if (ret)
 			return ret;
 	}

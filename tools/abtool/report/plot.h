@@ -2,13 +2,17 @@
 /*
  * gnuplot charts of a report, per metric:
  *
- * - DIR/<metric>-change.svg and .png: a forest plot of each config's
- *   change vs the baseline with its confidence interval, one row per
- *   cell (plot_forest.c): the chart to read;
+ * - DIR/<metric>-change.svg and .png: a forest plot of each config
+ *   against the baseline, one panel per pair, one row per cell, ratios
+ *   on a log axis with their intervals, the margin and the verdicts
+ *   (plot_forest.c): the chart to read;
+ * - DIR/<metric>-fraction.svg and .png: the same for each config as a
+ *   fraction of the reference (the in-kernel driver), when there is one;
  * - DIR/<metric>.svg and .png: clustered bars (cells on x, one bar per
  *   config at its median, error bars from the first to the third
  *   quartile), for the absolute numbers.
  *
+ * A figure too big for one image is split into pages, <stem>-2 ... .
  * The .dat and .gp files stay next to them: `cd DIR && gnuplot X.gp`
  * redraws a chart.
  */
@@ -35,15 +39,35 @@ bool plot_have_gnuplot(void);
 int plot_write(const struct report *r, const char *dir,
 	       char *err, size_t errlen);
 
-/* A gnuplot double-quoted string; '"' becomes '\'' in data files. */
+/*
+ * A gnuplot double-quoted string; '"' becomes '\'' in data files, a
+ * newline "\n" in scripts.
+ */
 void plot_put_quoted(FILE *f, const char *s, bool data);
 
-/* The forest plot's data and script (plot_forest.c), if it has a point. */
-bool plot_forest_has_points(const struct report *r,
-			    const struct report_metric *m);
-void plot_forest_dat(FILE *f, const struct report *r,
-		     const struct report_metric *m, const char *stem);
-void plot_forest_gp(FILE *f, const struct report *r,
-		    const struct report_metric *m, const char *stem);
+/* Write DIR/NAME with @fn(f, @arg); 0 or a negative errno and @err. */
+int plot_write_file(const char *dir, const char *name,
+		    void (*fn)(FILE *f, const void *arg), const void *arg,
+		    char *err, size_t errlen);
+/* Run "gnuplot SCRIPT" in @dir; 0 or -EIO and @err. */
+int plot_run_gnuplot(const char *dir, const char *script,
+		     char *err, size_t errlen);
+
+/*
+ * The forest plots of metric @k (plot_forest.c): DIR/STEM-change.* and,
+ * with a reference, DIR/STEM-fraction.*; images when @gnuplot.
+ */
+int plot_forests(const struct report *r, size_t k, const char *dir,
+		 const char *stem, bool gnuplot, char *err, size_t errlen);
+
+/* The log2 ratio axis of the forest plots (plot_axis.c). */
+struct plot_axis {
+	double lo, hi;
+};
+
+/* Ends from the fixed stops, around every ratio in [@min, @max]. */
+void plot_axis_fit(struct plot_axis *a, double min, double max);
+/* "set xtics (...)": the round ratios that fit @panel_px, labelled. */
+void plot_axis_put_tics(FILE *f, const struct plot_axis *a, int panel_px);
 
 #endif

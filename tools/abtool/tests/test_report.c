@@ -1522,16 +1522,19 @@ static char *slurp(const char *dir, const char *name)
 }
 
 /*
- * The forest plot: one series per non-baseline config with the HL shift
- * and CI of every cell, cells as y tics, zero always on the x axis.
+ * The forest plot: one panel per non-baseline config, its rows the
+ * ratio of the medians, the Hodges-Lehmann interval as ratios and the
+ * verdict, on a log2 axis with the margin band around 1.
  */
 static void check_forest(struct __test_metadata *_metadata,
 			 const struct report *r, const char *dir)
 {
-	const struct report_entry *e = report_entry(r, &r->metrics[0], 0, 2);
+	const struct report_metric *m = &r->metrics[0];
+	const struct report_entry *b = report_entry(r, m, 0, 0);
+	const struct report_entry *e = report_entry(r, m, 0, 2);
 	char *dat = slurp(dir, "iops-change.dat");
 	char *gp = slurp(dir, "iops-change.gp");
-	char want[128], num[3][40];
+	char want[256], level[16];
 
 	ASSERT_NE(NULL, dat);
 	ASSERT_NE(NULL, gp);
@@ -1539,18 +1542,25 @@ static void check_forest(struct __test_metadata *_metadata,
 		EXPECT_TRUE(exists(dir, "iops-change.svg"));
 		EXPECT_TRUE(exists(dir, "iops-change.png"));
 	}
-	report_fmt_number(e->shift_pct, num[0], sizeof(num[0]));
-	report_fmt_number(e->ci_lo_pct, num[1], sizeof(num[1]));
-	report_fmt_number(e->ci_hi_pct, num[2], sizeof(num[2]));
-	snprintf(want, sizeof(want), " %s %s %s\n", num[0], num[1], num[2]);
+	/* the first cell of splice-rsrc/splice: 4 rows, the top one */
+	ASSERT_EQ(REPORT_BETTER, e->verdict);
+	snprintf(want, sizeof(want), "\n4 %.6g %.6g %.6g better \"null "
+		 "randread 4K qd16\"\n", e->sum.median / b->sum.median,
+		 1 + e->ci_lo_pct / 100, 1 + e->ci_hi_pct / 100);
 	EXPECT_NE(NULL, strstr(dat, want)) TH_LOG("%s in %s", want, dat);
-	EXPECT_NE(NULL, strstr(dat, "# splice-rsrc/splice\n"));
+	EXPECT_NE(NULL, strstr(dat, "# splice-rsrc/splice vs base/copy\n"));
+	EXPECT_NE(NULL, strstr(dat, "\n0 1.2")) TH_LOG("geomean: %s", dat);
+	EXPECT_NE(NULL, strstr(gp, "set logscale x 2\n"));
+	EXPECT_NE(NULL, strstr(gp, "\"1\" 1,")) TH_LOG("%s", gp);
 	EXPECT_NE(NULL, strstr(gp, "with xerrorbars"));
 	EXPECT_NE(NULL, strstr(gp, "index 1 using 2:1:3:4"));
 	EXPECT_NE(NULL, strstr(gp, "\"null randread 4K qd16\" 4,"));
-	EXPECT_NE(NULL, strstr(gp, "set xrange [-")) TH_LOG("%s", gp);
-	EXPECT_NE(NULL, strstr(gp, "set arrow 1 from 0, graph 0 to 0"));
-	EXPECT_NE(NULL, strstr(gp, "99.21% confidence interval")) TH_LOG("%s", gp);
+	EXPECT_NE(NULL, strstr(gp, "set object 1 rect from 0.99, graph 0 to "
+			       "1.01, graph 1")) TH_LOG("%s", gp);
+	report_fmt_level(m->pairs[2].level, level, sizeof(level));
+	snprintf(want, sizeof(want), "intervals at %s", level);
+	EXPECT_NE(NULL, strstr(gp, want)) TH_LOG("%s in %s", want, gp);
+	EXPECT_NE(NULL, strstr(gp, "title \"better\"")) TH_LOG("%s", gp);
 	free(dat);
 	free(gp);
 }
@@ -1667,6 +1677,160 @@ TEST(plots_say_nothing_on_stderr)
 	unlink(path);
 	EXPECT_EQ(0, ret) TH_LOG("%s", err);
 	EXPECT_STREQ("", said);
+	remove_tree(dir);
+	report_free(r);
+	trial_set_release(&set);
+}
+
+/* The tics plot_axis_put_tics() writes for @a, as a string. */
+static char *axis_tics(const struct plot_axis *a, int px)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return NULL;
+	plot_axis_put_tics(f, a, px);
+	fclose(f);
+	return buf;
+}
+
+/*
+ * The forest plots' log2 axis: its ends are fixed stops beyond the data
+ * (never 0.9137), its labels round ratios that fit, 1 always among them.
+ */
+TEST(plot_axis_stops_and_tics)
+{
+	struct plot_axis a;
+	char *t;
+
+	plot_axis_fit(&a, 0.99, 1.01);		/* the margin band alone */
+	EXPECT_EQ(0.95, a.lo);
+	EXPECT_EQ(1.05, a.hi);
+	t = axis_tics(&a, 250);
+	EXPECT_STREQ("set xtics (\"0.95\" 0.95, \"0.98\" 0.98, \"1\" 1, "
+		     "\"1.02\" 1.02, \"1.05\" 1.05)\n", t);
+	free(t);
+	plot_axis_fit(&a, 0.85, 1.2);
+	EXPECT_EQ(0.8, a.lo);
+	EXPECT_EQ(1.25, a.hi);
+	t = axis_tics(&a, 250);
+	EXPECT_STREQ("set xtics (\"0.8\" 0.8, \"0.9\" 0.9, \"1\" 1, "
+		     "\"1.1\" 1.1, \"1.25\" 1.25, \"\" 0.95 1, "
+		     "\"\" 1.05 1)\n", t);
+	free(t);
+	/* the in-kernel driver at 7.4x the baseline: powers of 2 */
+	plot_axis_fit(&a, 0.85, 7.4);
+	EXPECT_EQ(0.8, a.lo);
+	EXPECT_EQ(8, a.hi);
+	t = axis_tics(&a, 250);
+	EXPECT_NE(NULL, strstr(t, "\"1\" 1, \"2\" 2, \"4\" 4, \"8\" 8"))
+		TH_LOG("%s", t);
+	free(t);
+	/* fractions of the kernel: 1/8 and 1/16 */
+	plot_axis_fit(&a, 0.11, 1.02);
+	EXPECT_EQ(1.0 / 16, a.lo);
+	EXPECT_EQ(1.05, a.hi);
+	t = axis_tics(&a, 250);
+	EXPECT_NE(NULL, strstr(t, "(\"1/16\" 0.0625, \"1/8\" 0.125, "))
+		TH_LOG("%s", t);
+	free(t);
+	/* a point at an end gets room: 0.5 is inside [0.25, ...] */
+	plot_axis_fit(&a, 0.5, 1);
+	EXPECT_EQ(0.25, a.lo);
+	/* nothing positive: the least axis */
+	plot_axis_fit(&a, NAN, 0);
+	EXPECT_EQ(0.95, a.lo);
+	EXPECT_EQ(1.05, a.hi);
+}
+
+/* Every "set terminal svg size W,H" of @gp: the largest W and H. */
+static void svg_size(const char *gp, int *w, int *h)
+{
+	const char *at = strstr(gp, "svg size ");
+
+	*w = *h = 0;
+	if (at)
+		sscanf(at, "svg size %d,%d", w, h);
+}
+
+/*
+ * Issue 34, item 10: no 900 x 5506 images.  A matrix of 70 cells and 9
+ * configs (one the in-kernel driver) is split into pages of at most 32
+ * cells and 6 panels, each image under 1800 pixels tall; every page of
+ * a figure has the same x axis (small multiples of one scale).
+ */
+TEST(plots_stay_readable)
+{
+	static const char *const targets[] = { "null", "loop", "mirror",
+						"stripe", "delay" };
+	static const char *const rws[] = { "randread", "randwrite" };
+	char dir[] = "/tmp/abtool-test-plot-XXXXXX", err[512], name[64];
+	char xrange[2][64] = { "", "" }, *gp, *path, *x;
+	struct trial_set set;
+	struct trial_cell cell;
+	size_t t, w, b, c, pages[2] = { 0, 0 }, k;
+	struct report *r;
+	int width, height, panels;
+
+	trial_set_init(&set);
+	for (t = 0; t < N(targets); t++)
+		for (w = 0; w < N(rws); w++)
+			for (b = 0; b < 7; b++) {
+				cell = make_cell(targets[t], 1, rws[w],
+						 4096ull << b, 16, 1);
+				for (c = 0; c < N(configs); c++)
+					add_trials(&set, configs[c].variant,
+						   configs[c].path, &cell, 5,
+						   60000, configs[c].factor,
+						   &icount_tcg);
+				add_trials(&set, "base", "kernel", &cell, 5,
+					   60000, 2.5, &icount_tcg);
+			}
+	r = build(_metadata, &set, NULL);
+	ASSERT_NE(NULL, r);
+	ASSERT_EQ(70, r->nr_cells);
+	ASSERT_NE(NULL, r->ref);
+	ASSERT_NE(NULL, mkdtemp(dir));
+	/* the scripts are what is checked: no need to draw them */
+	path = getenv("PATH") ? strdup(getenv("PATH")) : NULL;
+	setenv("PATH", "/nonexistent", 1);
+	EXPECT_EQ(PLOT_NO_GNUPLOT, plot_write(r, dir, err, sizeof(err)));
+	if (path)
+		setenv("PATH", path, 1);
+	free(path);
+	EXPECT_FALSE(exists(dir, "iops-change.gp"));
+	for (k = 0; k < 2; k++)
+		for (t = 1; t < 20; t++) {
+			snprintf(name, sizeof(name), "iops-%s-%zu.gp",
+				 k ? "fraction" : "change", t);
+			gp = slurp(dir, name);
+			if (!gp)
+				break;
+			pages[k]++;
+			svg_size(gp, &width, &height);
+			EXPECT_LT(height, 1800) TH_LOG("%s: %d", name, height);
+			EXPECT_LT(width, 1600) TH_LOG("%s: %d", name, width);
+			x = strstr(gp, "set yrange [-0.6:");
+			ASSERT_NE(NULL, x);
+			EXPECT_LE(atoi(x + strlen("set yrange [-0.6:")), 32);
+			for (panels = 0, x = gp; (x = strstr(x, " index ")); x++)
+				panels++;
+			/* two plot lines a panel */
+			EXPECT_LE(panels, 2 * 6) TH_LOG("%s", name);
+			x = strstr(gp, "set xrange [");
+			ASSERT_NE(NULL, x);
+			if (!*xrange[k])
+				snprintf(xrange[k], sizeof(xrange[k]), "%.*s",
+					 (int)strcspn(x, "\n"), x);
+			EXPECT_EQ(0, strncmp(x, xrange[k], strlen(xrange[k])))
+				TH_LOG("%s: %s", name, xrange[k]);
+			free(gp);
+		}
+	/* 70 cells: 3 parts; 7 or 8 panels: 2 groups */
+	EXPECT_EQ(6, pages[0]);
+	EXPECT_EQ(6, pages[1]);
 	remove_tree(dir);
 	report_free(r);
 	trial_set_release(&set);
