@@ -14,7 +14,9 @@
  *
  *   make -C tools/abtool golden        # or: ABTOOL_UPDATE_GOLDEN=1 tests/test_golden
  */
+#include <dirent.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <libgen.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -26,6 +28,7 @@
 #include <math.h>
 
 #include "compare.h"
+#include "plot.h"
 #include "report.h"
 #include "results.h"
 
@@ -149,17 +152,12 @@ static void log_diff(struct __test_metadata *_metadata, const char *golden,
  * The output of `abtool compare @args` against @golden: stdout and exit
  * 0, or with @refused what it says on stderr and exit 1.
  */
-static void check_output(struct __test_metadata *_metadata,
-			 const char *golden, const char *const *args,
-			 bool refused)
+/* @got (freed) against @golden, or into it with ABTOOL_UPDATE_GOLDEN. */
+static void compare_golden(struct __test_metadata *_metadata,
+			   const char *golden, char *got)
 {
-	char *got, *want;
-	int status;
+	char *want;
 
-	ASSERT_EQ(0, chdir_tests());
-	got = run_for(args, &status, refused);
-	ASSERT_NE(NULL, got);
-	ASSERT_EQ(refused ? 1 : 0, status);
 	if (getenv("ABTOOL_UPDATE_GOLDEN")) {
 		ASSERT_EQ(0, write_file(golden, got));
 		TH_LOG("wrote %s", golden);
@@ -175,6 +173,20 @@ static void check_output(struct __test_metadata *_metadata,
 	}
 	free(want);
 	free(got);
+}
+
+static void check_output(struct __test_metadata *_metadata,
+			 const char *golden, const char *const *args,
+			 bool refused)
+{
+	char *got;
+	int status;
+
+	ASSERT_EQ(0, chdir_tests());
+	got = run_for(args, &status, refused);
+	ASSERT_NE(NULL, got);
+	ASSERT_EQ(refused ? 1 : 0, status);
+	compare_golden(_metadata, golden, got);
 }
 
 static void check_golden(struct __test_metadata *_metadata,
@@ -343,6 +355,117 @@ TEST(golden_refuses_mixed_file_column)
 {
 	check_refusal(_metadata, "golden/refused-by-file.txt",
 		      (const char *[]){ "--by", "file", N8_BASE, NULL });
+}
+
+/*
+ * ---- issue 34, item 8: the plots' gnuplot scripts and data ----
+ *
+ * The golden is every .gp and .dat file `abtool compare --plot DIR`
+ * writes, in name order, each under a "==> NAME <==" line (the images
+ * are not compared: they depend on gnuplot's version and fonts).  Where
+ * gnuplot is installed the scripts are also run, and must say nothing
+ * on stderr: a clean run prints no tool warnings.
+ */
+static int remove_one(const char *path, const struct stat *st, int flag,
+		      struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The .gp and .dat files of @dir, each under its name, as one string. */
+static char *plot_files(const char *dir, const char *header)
+{
+	char *names[256], path[PATH_MAX], *text, *buf = NULL;
+	size_t n = 0, len = 0, i, l;
+	struct dirent *d;
+	DIR *dp = opendir(dir);
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!dp || !f)
+		return NULL;
+	while ((d = readdir(dp)) && n < 256) {
+		l = strlen(d->d_name);
+		if ((l > 3 && !strcmp(d->d_name + l - 3, ".gp")) ||
+		    (l > 4 && !strcmp(d->d_name + l - 4, ".dat")))
+			names[n++] = strdup(d->d_name);
+	}
+	closedir(dp);
+	qsort(names, n, sizeof(*names), by_name);
+	fputs(header, f);
+	for (i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		text = read_file(path);
+		fprintf(f, "\n==> %s <==\n%s", names[i], text ? text : "");
+		free(text);
+		free(names[i]);
+	}
+	fclose(f);
+	return buf;
+}
+
+static void check_plots(struct __test_metadata *_metadata,
+			const char *golden, const char *const *args)
+{
+	char dir[] = "/tmp/abtool-golden-plots-XXXXXX", header[1024];
+	const char *argv[32];
+	char *said, *got;
+	size_t n = 0, i;
+	int status;
+
+	ASSERT_EQ(0, chdir_tests());
+	ASSERT_NE(NULL, mkdtemp(dir));
+	snprintf(header, sizeof(header), "# the .gp and .dat files of: "
+		 "abtool compare --plot DIR");
+	for (i = 0; args[i]; i++) {
+		argv[n++] = args[i];
+		snprintf(header + strlen(header),
+			 sizeof(header) - strlen(header), " %s", args[i]);
+	}
+	snprintf(header + strlen(header), sizeof(header) - strlen(header),
+		 "\n# run in tools/abtool/tests; regenerate: make -C "
+		 "tools/abtool golden\n");
+	argv[n++] = "--plot";
+	argv[n++] = dir;
+	argv[n] = NULL;
+	said = run_for(argv, &status, true);
+	ASSERT_NE(NULL, said);
+	EXPECT_EQ(0, status);
+	if (plot_have_gnuplot())
+		EXPECT_STREQ("", said);		/* no gnuplot warnings */
+	free(said);
+	got = plot_files(dir, header);
+	nftw(dir, remove_one, 8, FTW_DEPTH | FTW_PHYS);
+	ASSERT_NE(NULL, got);
+	compare_golden(_metadata, golden, got);
+}
+
+/*
+ * Every kind of row on the n = 8 run: better, worse, =, ~, values, a
+ * ratio of 0 (copied bytes of a zero-copy path), a config without a
+ * cell, the in-kernel reference and its fraction figures, a metric it
+ * has none of (server CPU), the margin from the measured null.
+ */
+TEST(golden_n8_plots)
+{
+	check_plots(_metadata, "golden/n8-plots.txt",
+		    (const char *[]){ "-m", "all", "--null", NULL_PAIR, N8,
+				      NULL });
+}
+
+/* A run of 4 trials a side: every row n too small (~*), no reference. */
+TEST(golden_default_plots)
+{
+	check_plots(_metadata, "golden/default-plots.txt",
+		    (const char *[]){ "-m", "iops,lat_p99_us", SPLICE, FUSED,
+				      NULL });
 }
 
 /* @files into @set; 0 or an errno. */
