@@ -8,9 +8,9 @@
  *   (plot_forest.c): the chart to read;
  * - DIR/<metric>-fraction.svg and .png: the same for each config as a
  *   fraction of the reference (the in-kernel driver), when there is one;
- * - DIR/<metric>.svg and .png: clustered bars (cells on x, one bar per
- *   config at its median, error bars from the first to the third
- *   quartile), for the absolute numbers.
+ * - DIR/<metric>.svg and .png: the absolute numbers, one small panel
+ *   per cell on its own scale, a bar per config at its median with a
+ *   whisker from the first to the third quartile (plot_bars.c).
  *
  * A figure too big for one image is split into pages, <stem>-2 ... .
  * The .dat and .gp files stay next to them: `cd DIR && gnuplot X.gp`
@@ -52,6 +52,10 @@ int plot_write_file(const char *dir, const char *name,
 /* Run "gnuplot SCRIPT" in @dir; 0 or -EIO and @err. */
 int plot_run_gnuplot(const char *dir, const char *script,
 		     char *err, size_t errlen);
+
+/* The bar charts of metric @k (plot_bars.c): DIR/STEM.* */
+int plot_bars(const struct report *r, size_t k, const char *dir,
+	      const char *stem, bool gnuplot, char *err, size_t errlen);
 
 /*
  * The forest plots of metric @k (plot_forest.c): DIR/STEM-change.* and,
