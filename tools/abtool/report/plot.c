@@ -50,6 +50,27 @@ static void file_stem(const char *name, char *buf, size_t len)
 		buf[0] = '_';
 }
 
+void plot_put_outputs(FILE *f, int width, int height, const char *stem)
+{
+	fprintf(f, "\ndo for [out in \"svg png\"] {\n"
+		"\tif (out eq \"svg\") {\n"
+		"\t\tset terminal svg size %d,%d dynamic noenhanced "
+		"font \"sans,10\"\n"
+		/* pngcairo where built in (gnuplot-nox has it), else libgd */
+		"\t} else {\n"
+		"\t\tif (strstrt(GPVAL_TERMINALS, \"pngcairo\") > 0) {\n"
+		"\t\t\tset terminal pngcairo size %d,%d noenhanced "
+		"font \"sans,10\"\n"
+		"\t\t} else {\n"
+		"\t\t\tset terminal png size %d,%d\n"
+		"\t\t}\n"
+		"\t}\n"
+		"\tset output \"%s.\" . out\n"
+		"\tset multiplot\n"
+		"\tunset key\n", width, height, width, height, width, height,
+		stem);
+}
+
 void plot_put_quoted(FILE *f, const char *s, bool data)
 {
 	fputc('"', f);

@@ -45,6 +45,13 @@ int plot_write(const struct report *r, const char *dir,
  */
 void plot_put_quoted(FILE *f, const char *s, bool data);
 
+/*
+ * Open a gnuplot loop drawing the figure twice, SVG and PNG, each
+ * @width x @height, into STEM.svg and STEM.png, and start a multiplot
+ * without a key; the caller closes it with "unset multiplot\n}".
+ */
+void plot_put_outputs(FILE *f, int width, int height, const char *stem);
+
 /* Write DIR/NAME with @fn(f, @arg); 0 or a negative errno and @err. */
 int plot_write_file(const char *dir, const char *name,
 		    void (*fn)(FILE *f, const void *arg), const void *arg,

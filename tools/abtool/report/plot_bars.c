@@ -222,28 +222,12 @@ static void put_gp(FILE *f, const void *arg)
 		"set termoption noenhanced\n"
 		"set yrange [0.4:%zu.6]\n", mi->name, b->stem, b->stem, b->stem,
 		b->stem, b->nr_configs);
-	fprintf(f, "\ndo for [out in \"svg png\"] {\n"
-		"\tif (out eq \"svg\") {\n"
-		"\t\tset terminal svg size %d,%d dynamic noenhanced "
-		"font \"sans,10\"\n"
-		/* pngcairo where built in (gnuplot-nox has it), else libgd */
-		"\t} else {\n"
-		"\t\tif (strstrt(GPVAL_TERMINALS, \"pngcairo\") > 0) {\n"
-		"\t\t\tset terminal pngcairo size %d,%d noenhanced "
-		"font \"sans,10\"\n"
-		"\t\t} else {\n"
-		"\t\t\tset terminal png size %d,%d\n"
-		"\t\t}\n"
-		"\t}\n"
-		"\tset output \"%s.\" . out\n"
-		"\tset multiplot\n"
-		"\tunset key\n"
-		"\tset border 3\n"
-		"\tset xtics nomirror\n"
-		"\tset ytics scale 0 nomirror\n"
-		"\tset grid xtics lc rgb \"#E6E6E6\"\n"
-		"\tunset label\n", width, height, width, height, width,
-		height, b->stem);
+	plot_put_outputs(f, width, height, b->stem);
+	fputs("\tset border 3\n"
+	      "\tset xtics nomirror\n"
+	      "\tset ytics scale 0 nomirror\n"
+	      "\tset grid xtics lc rgb \"#E6E6E6\"\n"
+	      "\tunset label\n", f);
 	/* a config's colour, the same in every panel (Okabe-Ito) */
 	fputs("\tset linetype 1 lc rgb \"#0072B2\"\n"
 	      "\tset linetype 2 lc rgb \"#D55E00\"\n"

@@ -544,24 +544,8 @@ static void put_gp(FILE *f, const void *arg)
 	fprintf(f, "set xrange [%.6g:%.6g]\n", fo->axis.lo * 0.9999,
 		fo->axis.hi * 1.0001);
 	fprintf(f, "set yrange [-0.6:%zu.6]\n", pg->cell_hi - pg->cell_lo);
-	fprintf(f, "\ndo for [out in \"svg png\"] {\n"
-		"\tif (out eq \"svg\") {\n"
-		"\t\tset terminal svg size %d,%d dynamic noenhanced "
-		"font \"sans,10\"\n"
-		/* pngcairo where built in (gnuplot-nox has it), else libgd */
-		"\t} else {\n"
-		"\t\tif (strstrt(GPVAL_TERMINALS, \"pngcairo\") > 0) {\n"
-		"\t\t\tset terminal pngcairo size %d,%d noenhanced "
-		"font \"sans,10\"\n"
-		"\t\t} else {\n"
-		"\t\t\tset terminal png size %d,%d\n"
-		"\t\t}\n"
-		"\t}\n"
-		"\tset output \"%s.\" . out\n"
-		"\tset multiplot\n"
-		"\tunset key\n"
-		"\tset border\n", g.width, g.height, g.width, g.height,
-		g.width, g.height, pg->stem);
+	plot_put_outputs(f, g.width, g.height, pg->stem);
+	fputs("\tset border\n", f);
 	fputs("\t", f);
 	plot_axis_put_tics(f, &fo->axis, PANEL_PX);
 	fprintf(f, "\tset ytics scale 0\n"
