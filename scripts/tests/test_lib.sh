@@ -67,17 +67,17 @@ t_ok "valid_flavor follows FLAVORS_ALL (a flavor added there is valid)" \
 t_ok "valid_flavor rejects a flavor not in FLAVORS_ALL, naming the known ones" \
 	rejects "valid_flavor fast" "unknown flavor 'fast' (known: perf debug)"
 t_ok "valid_variant rejects a variant it does not know, naming the known ones" \
-	rejects "valid_variant nope" "unknown variant 'nope' (known: base splice-rsrc fused bpf upstream regbuf)"
+	rejects "valid_variant nope" "unknown variant 'nope' (known: base upstream splice-rsrc bpf fused regbuf)"
 
 t_is "make check's default: base/perf, the named variants on debug, the others on perf" \
-	"$(in_lib 'check_default_matrix splice-rsrc')" "base/perf splice-rsrc/debug fused/perf bpf/perf"
+	"$(in_lib 'check_default_matrix splice-rsrc')" "base/perf upstream/perf splice-rsrc/debug bpf/perf"
 t_is "make check's default with no debug variant: every kernel perf" \
-	"$(in_lib 'check_default_matrix')" "base/perf splice-rsrc/perf fused/perf bpf/perf"
+	"$(in_lib 'check_default_matrix')" "base/perf upstream/perf splice-rsrc/perf bpf/perf"
 t_is "make check's default with two debug variants" \
-	"$(in_lib 'check_default_matrix splice-rsrc bpf')" "base/perf splice-rsrc/debug fused/perf bpf/debug"
+	"$(in_lib 'check_default_matrix splice-rsrc bpf')" "base/perf upstream/perf splice-rsrc/debug bpf/debug"
 t_is "the registry: its matrix column makes the lists, in file order" \
 	"$(in_lib 'echo "${VARIANTS_ALL[*]}|${VARIANTS_EXTRA[*]}|${CHECK_VARIANTS[*]}"')" \
-	"base splice-rsrc fused bpf upstream|regbuf|base splice-rsrc fused bpf"
+	"base upstream splice-rsrc bpf fused|regbuf|base upstream splice-rsrc bpf"
 t_is "the registry: a variant's base and data paths" \
 	"$(in_lib 'variant_base upstream; variant_base fused; variant_paths splice-rsrc')" \
 	"$(printf '7.3\n6.12\ncopy user_copy splice autolend')"
@@ -86,7 +86,7 @@ t_ok "the registry: a variant it does not list has no data paths" \
 
 kernels all
 t_is "make kernels: every variant with patches in every flavor" \
-	"$?:$(cat "$T_TMP/all.built")" "0:base/perf base/debug splice-rsrc/perf splice-rsrc/debug upstream/perf upstream/debug "
+	"$?:$(cat "$T_TMP/all.built")" "0:base/perf base/debug upstream/perf upstream/debug splice-rsrc/perf splice-rsrc/debug "
 t_ok "make kernels: a variant without patches is named and skipped" \
 	grep -q "variant fused: no patches yet, not built" "$T_TMP/all.out"
 kernels some VARIANTS=splice-rsrc FLAVORS=debug
@@ -99,7 +99,7 @@ printf 'sixth\t6.12\tdefault\tcopy\n' >> "$F/selftests/ublk_zc/variants"
 mkdir -p "$F/patches/sixth" && touch "$F/patches/sixth/0001-b.patch"
 kernels added FLAVORS=perf
 t_is "make kernels: a variant added to the registry alone is built" \
-	"$?:$(cat "$T_TMP/added.built")" "0:base/perf splice-rsrc/perf upstream/perf sixth/perf "
+	"$?:$(cat "$T_TMP/added.built")" "0:base/perf upstream/perf splice-rsrc/perf sixth/perf "
 
 # shellcheck disable=SC2016
 t_is "kbuild_env: ccache relative to build/trees, fixed build stamps" \
