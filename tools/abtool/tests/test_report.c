@@ -278,6 +278,21 @@ TEST(text_fits_72_columns_with_long_names)
 	}
 }
 
+/* A trial of config variant/path in @cell, boot @boot, trial @trial. */
+static void test_trial(struct trial *t, const char *variant, const char *path,
+		       const struct trial_cell *cell, int boot, int trial)
+{
+	trial_init(t);
+	snprintf(t->variant, sizeof(t->variant), "%s", variant);
+	snprintf(t->path, sizeof(t->path), "%s", path);
+	strcpy(t->clock, "icount");
+	strcpy(t->accel, "tcg");
+	strcpy(t->flavor, "perf");
+	t->boot = boot;
+	t->trial = trial;
+	t->cell = *cell;
+}
+
 /* One trial per value of @v, metric @metric, config variant/path. */
 static void add_values(struct trial_set *set, const char *variant,
 		       const char *path, const struct trial_cell *cell,
@@ -287,15 +302,7 @@ static void add_values(struct trial_set *set, const char *variant,
 	int i;
 
 	for (i = 0; i < n; i++) {
-		trial_init(&t);
-		snprintf(t.variant, sizeof(t.variant), "%s", variant);
-		snprintf(t.path, sizeof(t.path), "%s", path);
-		strcpy(t.clock, "icount");
-		strcpy(t.accel, "tcg");
-		strcpy(t.flavor, "perf");
-		t.boot = i / 4;
-		t.trial = i % 4;
-		t.cell = *cell;
+		test_trial(&t, variant, path, cell, i / 4, i % 4);
 		trial_set_metric(&t, metric, v[i]);
 		trial_set_add(set, &t);
 	}
@@ -2034,16 +2041,8 @@ static void add_skipped(struct trial_set *set, const char *variant,
 	int i;
 
 	for (i = 0; i < n; i++) {
-		trial_init(&t);
-		snprintf(t.variant, sizeof(t.variant), "%s", variant);
-		snprintf(t.path, sizeof(t.path), "%s", path);
+		test_trial(&t, variant, path, cell, 0, i);
 		snprintf(t.skipped, sizeof(t.skipped), "%s", why);
-		strcpy(t.clock, "icount");
-		strcpy(t.accel, "tcg");
-		strcpy(t.flavor, "perf");
-		t.boot = 0;
-		t.trial = i;
-		t.cell = *cell;
 		trial_set_add(set, &t);
 	}
 }
