@@ -34,7 +34,7 @@
 #include "uzc_ring.h"
 #include "kselftest_harness.h"
 
-#define ZC_FLAGS	(UBLK_F_USER_COPY | UBLK_F_SUPPORT_ZERO_COPY)
+#define ZC_FLAGS	UZC_ZC_FLAGS
 #define DEPTH		4
 #define MAX_IO		(512 << 10)
 #define DEV_SIZE	(64ULL << 20)
@@ -58,7 +58,7 @@ FIXTURE_SETUP(zc)
 	self->d.dev_id = -1;
 	ASSERT_EQ(0, uzc_dev_create(&self->d, ZC_FLAGS, DEPTH, MAX_IO,
 				    DEV_SIZE, true));
-	ASSERT_TRUE(self->d.flags & UBLK_F_SUPPORT_ZERO_COPY);
+	ASSERT_TRUE(self->d.flags & UZC_F_LEND);
 	ASSERT_EQ(0, io_uring_queue_init(64, &self->ring, 0));
 	self->ring_open = true;
 	ASSERT_EQ(0, io_uring_register_buffers_sparse(&self->ring, SLOTS));
@@ -708,7 +708,7 @@ TEST_F(zc, write_buffer_direction_and_remove)
 					 7,
 				     0));
 	/* the pages hold data: they may not be overwritten */
-	EXPECT_EQ(-EACCES, uzc_read_fixed(ring, fd, 7, 0, 4096, 0));
+	EXPECT_EQ(UZC_EDIR, uzc_read_fixed(ring, fd, 7, 0, 4096, 0));
 	EXPECT_EQ(65536, uzc_write_fixed(ring, fd, 7, 0, 65536, 0));
 	EXPECT_EQ(65536, pread(fd, back, 65536, 0));
 	EXPECT_EQ(0, uzc_cmp(buf, back, 65536));
@@ -763,8 +763,8 @@ TEST_F(zc, read_buffer_direction)
 					 0,
 				     0));
 
-	EXPECT_EQ(-EACCES, uzc_write_fixed(ring, fd, 0, 0, 32768, 65536));
-	EXPECT_EQ(-EACCES, uzc_write_fixed(ring, fd, 0, 100, 1, 65536));
+	EXPECT_EQ(UZC_EDIR, uzc_write_fixed(ring, fd, 0, 0, 32768, 65536));
+	EXPECT_EQ(UZC_EDIR, uzc_write_fixed(ring, fd, 0, 100, 1, 65536));
 
 	s = socket(AF_INET, SOCK_DGRAM, 0);
 	ASSERT_GE(s, 0);
@@ -772,7 +772,7 @@ TEST_F(zc, read_buffer_direction)
 	io_uring_prep_send_zc_fixed(sqe, s, NULL, 4096, 0, 0, 0);
 	sqe->user_data = UD_LEG;
 	ASSERT_EQ(0, uzc_submit_wait(ring, 1, res, NULL, WAIT_MS));
-	EXPECT_EQ(-EACCES, res[0]);
+	EXPECT_EQ(UZC_EDIR, res[0]);
 	while (!uzc_cq_quiet(ring, 50))
 		uzc_submit_wait(ring, 1, NULL, NULL, WAIT_MS);
 	close(s);
@@ -1404,7 +1404,7 @@ TEST(no_zero_copy_device)
 
 	ASSERT_EQ(0, uzc_dev_add(&d, UBLK_F_USER_COPY, 2, 65536, 1 << 20,
 				 false));
-	EXPECT_FALSE(d.flags & UBLK_F_SUPPORT_ZERO_COPY);
+	EXPECT_FALSE(d.flags & UZC_F_LEND);
 	cfd = open(d.cdev_path, O_RDWR);
 	ASSERT_GE(cfd, 0);
 	ASSERT_EQ(0, io_uring_queue_init(8, &ring, 0));
@@ -1417,9 +1417,9 @@ TEST(no_zero_copy_device)
 	EXPECT_EQ(0, uzc_dev_del(&d));
 
 	/* zero copy needs user copy: the flag is dropped without it */
-	ASSERT_EQ(0, uzc_dev_add(&d, UBLK_F_SUPPORT_ZERO_COPY, 2, 65536,
+	ASSERT_EQ(0, uzc_dev_add(&d, UZC_F_LEND, 2, 65536,
 				 1 << 20, false));
-	EXPECT_FALSE(d.flags & UBLK_F_SUPPORT_ZERO_COPY);
+	EXPECT_FALSE(d.flags & UZC_F_LEND);
 	EXPECT_EQ(0, uzc_dev_del(&d));
 }
 
@@ -1636,15 +1636,15 @@ TEST_F_TIMEOUT(mirror, write_legs, 90)
  */
 TEST(unprivileged_device_refuses_zero_copy)
 {
-	static const struct {
+	const struct {
 		__u64 flags;
 		int res;
 	} t[] = {
 		{ ZC_FLAGS, -EINVAL },
-		{ ZC_FLAGS | UBLK_F_AUTO_LEND, -EINVAL },
-		{ UBLK_F_SUPPORT_ZERO_COPY | UBLK_F_AUTO_LEND, -EINVAL },
+		{ ZC_FLAGS | UZC_F_AUTO_LEND, -EINVAL },
+		{ UZC_F_LEND | UZC_F_AUTO_LEND, -EINVAL },
 		{ UBLK_F_USER_COPY, -EINVAL },
-		{ UBLK_F_SUPPORT_ZERO_COPY, 0 },
+		{ UZC_F_LEND, 0 },
 		{ 0, 0 },		/* the control */
 	};
 	unsigned int i;
@@ -1658,8 +1658,8 @@ TEST(unprivileged_device_refuses_zero_copy)
 		if (t[i].res)
 			continue;
 		EXPECT_TRUE(got & UBLK_F_UNPRIVILEGED_DEV);
-		EXPECT_FALSE(got & (UBLK_F_SUPPORT_ZERO_COPY |
-				    UBLK_F_USER_COPY | UBLK_F_AUTO_LEND))
+		EXPECT_FALSE(got & (UZC_F_LEND |
+				    UBLK_F_USER_COPY | UZC_F_AUTO_LEND))
 			TH_LOG("flags %#llx got %#llx",
 			       (unsigned long long)t[i].flags,
 			       (unsigned long long)got);
@@ -1679,8 +1679,8 @@ TEST(features_tell_kernels_apart)
 
 	ASSERT_EQ(0, uzc_get_features(&f));
 	EXPECT_TRUE(uzc_have_ops());
-	EXPECT_TRUE(f & UBLK_F_SUPPORT_ZERO_COPY);
-	EXPECT_TRUE(f & UBLK_F_AUTO_LEND);
+	EXPECT_TRUE(f & UZC_F_LEND);
+	EXPECT_TRUE(f & UZC_F_AUTO_LEND);
 	EXPECT_FALSE(f & UBLK_F_REG_IO_BUF);
 }
 
