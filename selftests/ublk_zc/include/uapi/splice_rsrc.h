@@ -108,6 +108,8 @@ static inline const struct uzc_splice_uapi *uzc_splice_uapi(void)
  * 7.3 series lends through, as for UBLK_U_IO_REGISTER_IO_BUF.
  */
 #define UZC_EDIR		(uzc_splice_uapi()->v73 ? -EFAULT : -EACCES)
+/* the kernel runs the 7.3 series: where 7.3's own rules differ (tests) */
+#define UZC_V73			(uzc_splice_uapi()->v73)
 
 /*
  * GET_FEATURES confirms the numbering: the 7.3 series reports 7.3's own
