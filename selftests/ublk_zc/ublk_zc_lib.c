@@ -304,6 +304,16 @@ unsigned int uzc_logical_bs_shift = 9;
 unsigned int uzc_discard_sectors;
 unsigned int uzc_extra_attrs;
 
+/* uzc_kernel_upstream(), asked once per process (GET_FEATURES) */
+static bool uzc_kernel_upstream_cached(void)
+{
+	static int upstream = -1;
+
+	if (upstream < 0)
+		upstream = uzc_kernel_upstream();
+	return upstream;
+}
+
 int uzc_dev_add(struct uzc_dev *d, __u64 flags, unsigned int depth,
 		unsigned int max_io, unsigned long long dev_size,
 		bool volatile_cache)
@@ -328,6 +338,15 @@ int uzc_dev_add(struct uzc_dev *d, __u64 flags, unsigned int depth,
 	info.dev_id = -1;
 	info.ublksrv_pid = getpid();
 	info.flags = flags;
+	/*
+	 * 7.x scans partitions from a work item after START_DEV, with a READ
+	 * that may come after the start command's serving loop returned:
+	 * a test that fetches requests itself would take it for its own
+	 * request, or never serve it while the scan holds the disk's open
+	 * mutex.  The tests' devices have no partitions to find.
+	 */
+	if (uzc_kernel_upstream_cached())
+		info.flags |= UBLK_F_NO_AUTO_PART_SCAN;
 	ret = uzc_ctrl_cmd(d, UBLK_U_CMD_ADD_DEV, 0, &info, sizeof(info));
 	if (ret)
 		return ret;
