@@ -2781,7 +2781,7 @@ static char park_write(struct uzc_srv *s, int tag, __u32 len)
 		d->q_ready = false;
 		s->out = probe_aborted(&ring, d->cdev_fd, tag, len);
 	}
-	if ((s->mode & PARK_FORK_HOLDER) && uzc_srv_fork_holder(s))
+	if ((s->mode & PARK_FORK_HOLDER) && uzc_srv_fork_holder(s, false))
 		return '4';
 	if (s->mode & PARK_REPORT_RING)
 		s->out = ring.ring_fd;

@@ -1101,7 +1101,7 @@ static char srv_register_and_park(struct uzc_srv *s, int tag, __u32 len)
 	if (io_uring_submit(&srv_ring) != 1)
 		return '5';
 	/* mode 1: a child keeps the ring open after the daemon dies */
-	if (s->mode == 1 && uzc_srv_fork_holder(s))
+	if (s->mode == 1 && uzc_srv_fork_holder(s, false))
 		return '6';
 	return 'r';
 }

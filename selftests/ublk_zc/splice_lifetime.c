@@ -138,7 +138,7 @@ static char lend_write(struct uzc_srv *s, int tag, __u32 len)
 		if (io_uring_submit(ring) != 1 || !uzc_cq_quiet(ring, 50))
 			return '8';
 	}
-	if ((s->mode & LEND_FORK_HOLDER) && uzc_srv_fork_holder(s))
+	if ((s->mode & LEND_FORK_HOLDER) && uzc_srv_fork_holder(s, false))
 		return '6';
 	if (s->mode & LEND_EXIT_ON_USR1)
 		signal(SIGUSR1, exit_now);

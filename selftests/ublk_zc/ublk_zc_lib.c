@@ -1268,7 +1268,7 @@ int uzc_srv_start(struct uzc_srv *s, __u64 flags, unsigned int depth,
 	return 0;
 }
 
-int uzc_srv_fork_holder(struct uzc_srv *s)
+int uzc_srv_fork_holder(struct uzc_srv *s, bool keep_queue_ring)
 {
 	struct uzc_dev *d = &s->d;
 
@@ -1278,7 +1278,7 @@ int uzc_srv_fork_holder(struct uzc_srv *s)
 	if (s->holder == 0) {
 		munmap(d->iods, d->iods_len);
 		close(d->cdev_fd);
-		if (d->q_ready)
+		if (d->q_ready && !keep_queue_ring)
 			io_uring_queue_exit(&d->q);
 		for (;;)
 			pause();
