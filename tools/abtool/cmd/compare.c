@@ -70,6 +70,11 @@ static void usage(FILE *f)
 "                           user_copy): their largest change over the\n"
 "                           cells is the margin where it is larger;\n"
 "                           may be given up to 8 times\n"
+"      --steady PCT         the largest within-boot spread, (max - min) /\n"
+"                           median of a boot's trials, of a baseline or\n"
+"                           reference cell whose median divides others\n"
+"                           unmarked (default 1); above it the ratios\n"
+"                           of the cell are marked \"!\" and counted\n"
 "      --ci                 text: a confidence-interval table under each\n"
 "                           table (markdown, csv, json always have them)\n"
 "      --allow-mixed-clock  compare wall and icount trials anyway\n"
@@ -88,7 +93,9 @@ static void usage(FILE *f)
 "1 - alpha/m) lies beyond +-margin (better or worse), \"=\" within it\n"
 "(equivalent), \"~\" neither (inconclusive), \"~*\" too few trials for\n"
 "that level, \"(+x%%)\" a value the same in every trial; a geomean row\n"
-"with its cell count sums up.  See abtool-compare(1).\n");
+"with its cell count sums up.  \"!\" after a ratio: its denominator (the\n"
+"baseline's or reference's median) varies by more than --steady within\n"
+"a boot.  See abtool-compare(1).\n");
 }
 
 static int usage_error(const char *fmt, const char *arg)
@@ -182,7 +189,7 @@ static int parse_null(struct compare_args *a, const char *pair)
 	return 0;
 }
 
-static int parse_margin(const char *s, double *pct)
+static int parse_pct(const char *s, double *pct)
 {
 	char *end;
 	double v;
@@ -222,6 +229,7 @@ enum {
 	OPT_POOL,
 	OPT_MARGIN,
 	OPT_NULL,
+	OPT_STEADY,
 };
 
 static const struct option long_options[] = {
@@ -241,6 +249,7 @@ static const struct option long_options[] = {
 	{ "pool", no_argument, NULL, OPT_POOL },
 	{ "margin", required_argument, NULL, OPT_MARGIN },
 	{ "null", required_argument, NULL, OPT_NULL },
+	{ "steady", required_argument, NULL, OPT_STEADY },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -321,8 +330,14 @@ static int parse_args(int argc, char **argv, struct compare_args *a)
 			a->pool = true;
 			break;
 		case OPT_MARGIN:
-			if (parse_margin(optarg, &a->opts.margin_pct))
+			if (parse_pct(optarg, &a->opts.margin_pct))
 				return usage_error("--margin wants a percentage "
+						   "in [0, 100), not '%s'",
+						   optarg);
+			break;
+		case OPT_STEADY:
+			if (parse_pct(optarg, &a->opts.steady_pct))
+				return usage_error("--steady wants a percentage "
 						   "in [0, 100), not '%s'",
 						   optarg);
 			break;

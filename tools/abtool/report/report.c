@@ -37,6 +37,7 @@ void report_opts_init(struct report_opts *opts)
 	opts->by = REPORT_BY_VARIANT_PATH;
 	opts->alpha = REPORT_ALPHA;
 	opts->margin_pct = REPORT_MARGIN_PCT;
+	opts->steady_pct = REPORT_STEADY_PCT;
 }
 
 int report_parse_by(const char *s, enum report_by *by)
@@ -849,19 +850,28 @@ static int fill_entry(const struct trial_set *set,
 		      const struct placement *where, const char *metric,
 		      size_t cell, size_t column, struct report_entry *e)
 {
+	const struct trial **trials;
 	size_t k, n = 0;
 	double v;
 
 	for (k = 0; k < set->nr; k++)
 		n += entry_has(set, where, k, metric, cell, column, &v);
 	e->values = malloc((n ? n : 1) * sizeof(*e->values));
-	if (!e->values)
+	trials = malloc((n ? n : 1) * sizeof(*trials));
+	if (!e->values || !trials) {
+		free(trials);
 		return -ENOMEM;
-	for (n = 0, k = 0; k < set->nr; k++)
-		if (entry_has(set, where, k, metric, cell, column, &v))
-			e->values[n++] = v;
+	}
+	for (n = 0, k = 0; k < set->nr; k++) {
+		if (!entry_has(set, where, k, metric, cell, column, &v))
+			continue;
+		trials[n] = &set->trials[k];
+		e->values[n++] = v;
+	}
 	stats_summarize(e->values, n, &e->sum);
 	e->spread_pct = stats_spread_pct(&e->sum);
+	e->boot_spread_pct = report_boot_spread(trials, e->values, n);
+	free(trials);
 	e->delta_pct = e->q = e->hl.level = NAN;
 	e->shift_pct = e->ci_lo_pct = e->ci_hi_pct = NAN;
 	e->verdict = n ? REPORT_BASELINE : REPORT_NO_DATA;
@@ -915,6 +925,7 @@ static int build_metric(struct report *r, const struct trial_set *set,
 				       &m->entries[i * nc + c]))
 				return -ENOMEM;
 	set_margin(r, all, m);
+	report_steady_metric(r, m);
 	ret = report_judge_metric(r, m);
 	if (!ret)
 		ret = report_geomeans(r, m);
@@ -1133,6 +1144,7 @@ static int build(const struct trial_set *set, const struct trial_set *all,
 	r->alpha = opts->alpha;
 	r->show_ci = opts->show_ci;
 	r->margin_pct = opts->margin_pct;
+	r->steady_pct = opts->steady_pct;
 	r->nr_nulls = opts->nr_nulls;
 	for (i = 0; i < opts->nr_nulls; i++) {
 		r->null_a[i] = opts->null_a[i];

@@ -108,12 +108,27 @@ struct side {
 	bool fraction;
 };
 
+/*
+ * The count columns: verdicts, then (REPORT_NR_VERDICTS) the geomean's
+ * cells whose denominator is unsteady (report_steady.c), shown where
+ * there are any.
+ */
 static const enum report_verdict shown_verdicts[] = {
 	REPORT_BETTER, REPORT_WORSE, REPORT_EQUIVALENT, REPORT_INCONCLUSIVE,
-	REPORT_N_TOO_SMALL, REPORT_VALUE,
+	REPORT_N_TOO_SMALL, REPORT_VALUE, REPORT_NR_VERDICTS,
 };
-static const char *const verdict_heads[] = { "+", "-", "=", "~", "~*", "v" };
+static const char *const verdict_heads[] = {
+	"+", "-", "=", "~", "~*", "v", REPORT_UNSTEADY_MARK,
+};
 #define NR_SHOWN	(sizeof(shown_verdicts) / sizeof(shown_verdicts[0]))
+#define UNSTEADY_COL	(NR_SHOWN - 1)
+
+static size_t side_count(const struct report_pair *p, size_t k)
+{
+	if (shown_verdicts[k] == REPORT_NR_VERDICTS)
+		return p->unsteady_cells;
+	return p->counts.n[shown_verdicts[k]];
+}
 
 static void fmt_side_geomean(const struct side *s, char *buf, size_t len)
 {
@@ -170,7 +185,7 @@ static void plan(const struct row *rows, size_t nr, struct layout *l)
 			l->geo[j] = imax(imax(l->geo[j], (int)strlen(buf)),
 					 (int)strlen("geomean"));
 			for (k = 0; k < NR_SHOWN; k++) {
-				size_t n = p->counts.n[shown_verdicts[k]];
+				size_t n = side_count(p, k);
 
 				l->show[j][k] |= k < 4 || n;
 				snprintf(buf, sizeof(buf), "%zu", n);
@@ -212,7 +227,7 @@ static void put_side(struct line *out, const struct layout *l, size_t j,
 			continue;
 		if (has_cells(s->p))
 			lprintf(out, " %*zu", l->count[j][k],
-				s->p->counts.n[shown_verdicts[k]]);
+				side_count(s->p, k));
 		else
 			lprintf(out, " %*s", l->count[j][k], "");
 	}
@@ -291,6 +306,33 @@ static void put_rows(FILE *out, const struct report *r, const struct row *rows,
 	}
 }
 
+/*
+ * Under a block whose geomeans have cells with an unsteady denominator
+ * (the "!" column): which cells, for each side that has any.
+ */
+static int put_unsteady(FILE *out, const struct report *r, size_t k,
+			const struct layout *l)
+{
+	char *note;
+
+	if (l->show[0][UNSTEADY_COL]) {
+		note = report_unsteady_note(r, r->ref_column, r->ref,
+					    &r->ref->metrics[k]);
+		if (!note)
+			return -ENOMEM;
+		put_wrapped(out, "%s", note);
+		free(note);
+	}
+	if (l->show[1][UNSTEADY_COL]) {
+		note = report_unsteady_note(r, 0, r, &r->metrics[k]);
+		if (!note)
+			return -ENOMEM;
+		put_wrapped(out, "%s", note);
+		free(note);
+	}
+	return 0;
+}
+
 static int put_block(FILE *out, const struct report *r, size_t k)
 {
 	const struct report_metric *m = &r->metrics[k];
@@ -336,11 +378,14 @@ static int put_block(FILE *out, const struct report *r, size_t k)
 	else
 		snprintf(what, sizeof(what), "%zu cells each", l.cells);
 	put_wrapped(out, "geomean over %s; cells: + better, - worse, = equivalent, "
-	     "~ inconclusive%s%s", what, l.show[0][4] || l.show[1][4] ?
+	     "~ inconclusive%s%s%s", what, l.show[0][4] || l.show[1][4] ?
 	     ", ~* n too small" : "", l.show[0][5] || l.show[1][5] ?
-	     ", v values (not tested)" : "");
+	     ", v values (not tested)" : "",
+	     l.show[0][UNSTEADY_COL] || l.show[1][UNSTEADY_COL] ?
+	     "; " REPORT_UNSTEADY_MARK " the geomean's cells with an "
+	     "unsteady denominator (kept in it, listed below)" : "");
 	free(rows);
-	return 0;
+	return put_unsteady(out, r, k, &l);
 }
 
 static void put_head(FILE *out, const struct report *r)

@@ -36,6 +36,8 @@
 #define FUSED	"data/compare/trials-fused.jsonl"
 #define OLD	"data/compare/old-format.jsonl"
 #define KERNEL	"data/compare/trials-base-kernel.jsonl"
+/* KERNEL with the audit's drifting loop@brd in-kernel row */
+#define DRIFT	"data/compare/trials-drift-kernel.jsonl"
 /* a run of 2 boots x 4 trials (make-n8-trials.py says what is in it) */
 #define N8_BASE		"data/compare/trials-n8-base.jsonl"
 #define N8_FUSED	"data/compare/trials-n8-fused.jsonl"
@@ -255,6 +257,133 @@ TEST(golden_markdown_kernel_reference)
 	check_golden(_metadata, "golden/kernel.md",
 		     (const char *[]){ "-f", "markdown", "-m", "iops", KERNEL,
 				       NULL });
+}
+
+/*
+ * ---- issue 34, item 7: a reference must be steady to divide ----
+ *
+ * DRIFT is KERNEL but for one cell whose in-kernel trial 1 is 12.7%
+ * above trial 0 in both boots: its fractions are marked and counted in
+ * every format; KERNEL (golden_*_kernel_reference above) shows none.
+ */
+TEST(golden_text_drift)
+{
+	check_golden(_metadata, "golden/drift.txt",
+		     (const char *[]){ "-m", "iops", DRIFT, NULL });
+}
+
+TEST(golden_markdown_drift)
+{
+	check_golden(_metadata, "golden/drift.md",
+		     (const char *[]){ "-f", "markdown", "-m", "iops", DRIFT,
+				       NULL });
+}
+
+TEST(golden_summary_drift)
+{
+	check_golden(_metadata, "golden/drift-summary.txt",
+		     (const char *[]){ "-f", "summary", DRIFT, NULL });
+}
+
+/* The steady run's summary: no mark, no "!" column, no note. */
+TEST(golden_summary_kernel_steady)
+{
+	check_golden(_metadata, "golden/kernel-summary.txt",
+		     (const char *[]){ "-f", "summary", KERNEL, NULL });
+}
+
+/* The report of @file with @steady (NaN: the default) as --steady. */
+static struct report *build_file(struct __test_metadata *_metadata,
+				 const char *file, double steady,
+				 struct trial_set *set)
+{
+	struct report *r = NULL;
+	struct report_opts o;
+	char err[512];
+
+	trial_set_init(set);
+	if (results_read_file(set, file, err, sizeof(err)))
+		return NULL;
+	report_opts_init(&o);
+	if (!isnan(steady))
+		o.steady_pct = steady;
+	EXPECT_EQ(0, report_build(set, &o, &r, err, sizeof(err)))
+		TH_LOG("%s", err);
+	return r;
+}
+
+/* How many cells of the fractions of metric 0 (iops) are unsteady. */
+static size_t ref_unsteady(const struct report *r)
+{
+	return r->ref->metrics[0].unsteady_cells;
+}
+
+static char *emit_string(const struct report *r, const char *format)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return NULL;
+	report_emit(r, format, f);
+	fclose(f);
+	return buf;
+}
+
+TEST(unsteady_reference_is_marked_and_counted)
+{
+	struct trial_set set;
+	struct report *r;
+	char *csv, *json, *text;
+
+	ASSERT_EQ(0, chdir_tests());
+	r = build_file(_metadata, DRIFT, NAN, &set);
+	ASSERT_NE(NULL, r);
+	ASSERT_NE(NULL, r->ref);
+	EXPECT_EQ(1, ref_unsteady(r));
+	EXPECT_TRUE(report_unsteady(r->ref, &r->ref->metrics[0], 2));
+	EXPECT_EQ(1, r->ref->metrics[0].pairs[1].unsteady_cells);
+	/* base/copy, the main table's A, is steady: no mark there */
+	EXPECT_EQ(0, r->metrics[0].unsteady_cells);
+	csv = emit_string(r, "csv");
+	json = emit_string(r, "json");
+	ASSERT_NE(NULL, csv);
+	ASSERT_NE(NULL, json);
+	/*
+	 * A's loop@brd row: its baseline steady, the reference not; A's
+	 * geomean of fractions over one such cell
+	 */
+	EXPECT_NE(NULL, strstr(csv, ",0,1,1,,\n"));
+	EXPECT_NE(NULL, strstr(json, "\"reference_unsteady\": true"));
+	EXPECT_NE(NULL, strstr(json, "\"unsteady_cells\": 1"));
+	free(csv);
+	free(json);
+	report_free(r);
+	trial_set_release(&set);
+
+	/* --steady above the drift: nothing to mark */
+	r = build_file(_metadata, DRIFT, 15, &set);
+	ASSERT_NE(NULL, r);
+	EXPECT_EQ(0, ref_unsteady(r));
+	report_free(r);
+	trial_set_release(&set);
+
+	/* the steady run: no cell, no mark in any format */
+	r = build_file(_metadata, KERNEL, NAN, &set);
+	ASSERT_NE(NULL, r);
+	EXPECT_EQ(0, ref_unsteady(r));
+	EXPECT_EQ(0, r->ref->metrics[0].pairs[1].unsteady_cells);
+	text = emit_string(r, "text");
+	json = emit_string(r, "json");
+	ASSERT_NE(NULL, text);
+	ASSERT_NE(NULL, json);
+	EXPECT_EQ(NULL, strchr(text, '!'));
+	EXPECT_EQ(NULL, strstr(json, "\"reference_unsteady\": true"));
+	free(text);
+	free(json);
+	report_free(r);
+	trial_set_release(&set);
 }
 
 /*
