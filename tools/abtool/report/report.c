@@ -479,6 +479,54 @@ void report_fmt_margin(const struct report *r, const struct report_metric *m,
 			 m->null_cells, m->null_pct);
 }
 
+void report_put_wrapped(FILE *out, const char *fmt, ...)
+{
+	char buf[2048], *p = buf;
+	size_t width = REPORT_TEXT_WIDTH, brk;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	while (strlen(p) > width) {
+		for (brk = width; brk > 0 && p[brk] != ' '; brk--)
+			;
+		if (!brk)
+			brk = width;
+		fprintf(out, "%.*s\n    ", (int)brk, p);
+		p += brk;
+		while (*p == ' ')
+			p++;
+		width = REPORT_TEXT_WIDTH - 4;
+	}
+	fprintf(out, "%s\n", p);
+}
+
+/*
+ * The command, broken at spaces with shell continuations, so it can be
+ * pasted back from a 72-column cover letter and still run.
+ */
+void report_put_command(FILE *out, const char *cmd)
+{
+	size_t width = REPORT_TEXT_WIDTH - 2, len = strlen(cmd), brk;
+	const char *lead = "";
+
+	while (len > width) {
+		for (brk = width; brk > 0 && cmd[brk] != ' '; brk--)
+			;
+		if (!brk)	/* one word longer than a line: let it be */
+			brk = strcspn(cmd, " ");
+		if (brk >= len)
+			break;
+		fprintf(out, "%s%.*s \\\n", lead, (int)brk, cmd);
+		cmd += brk + 1;
+		len -= brk + 1;
+		lead = "    ";
+		width = REPORT_TEXT_WIDTH - 2 - 4;
+	}
+	fprintf(out, "%s%s\n", lead, cmd);
+}
+
 /* ---- building ---- */
 
 /* Where each trial lands in the grid. */

@@ -418,6 +418,17 @@ void report_fmt_boot_spread(double pct, char *buf, size_t len);
 char *report_unsteady_note(const struct report *main, size_t c,
 			   const struct report *r,
 			   const struct report_metric *m);
+/*
+ * printf to @out, broken at spaces so that no line is wider than
+ * REPORT_TEXT_WIDTH (continuation lines indented by 4)
+ */
+void report_put_wrapped(FILE *out, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/*
+ * @cmd, broken at spaces with shell continuations (" \\"), so that it
+ * can be pasted back from a 72-column cover letter and still run
+ */
+void report_put_command(FILE *out, const char *cmd);
 /* mkdir -p */
 int report_mkdir_p(const char *dir);
 

@@ -113,31 +113,6 @@ static void put_clock(FILE *out, const struct report *r)
 }
 
 /*
- * The command, broken at spaces with shell continuations, so it can be
- * pasted back from a 72-column cover letter and still run.
- */
-static void put_command(FILE *out, const char *cmd)
-{
-	size_t width = W - 2, len = strlen(cmd), brk;
-	const char *lead = "";
-
-	while (len > width) {
-		for (brk = width; brk > 0 && cmd[brk] != ' '; brk--)
-			;
-		if (!brk)	/* one word longer than a line: let it be */
-			brk = strcspn(cmd, " ");
-		if (brk >= len)
-			break;
-		fprintf(out, "%s%.*s \\\n", lead, (int)brk, cmd);
-		cmd += brk + 1;
-		len -= brk + 1;
-		lead = "    ";
-		width = W - 2 - 4;
-	}
-	fprintf(out, "%s%s\n", lead, cmd);
-}
-
-/*
  * The runs and series commits pooled: one of each, unless --pool let
  * more through (cmd/inputs.c refuses them otherwise).
  */
@@ -168,7 +143,7 @@ static void put_header(FILE *out, const struct report *r)
 	     report_by_name(r->by));
 	if (r->command) {
 		fputs("regenerate with:\n", out);
-		put_command(out, r->command);
+		report_put_command(out, r->command);
 	}
 	report_join(&r->files, ", ", list, sizeof(list));
 	putf(out, INDENT, "inputs: %s", list);

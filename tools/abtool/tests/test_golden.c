@@ -30,6 +30,7 @@
 #include "compare.h"
 #include "plot.h"
 #include "report.h"
+#include "report_replicate.h"
 #include "results.h"
 
 #define SPLICE	"data/compare/trials-splice-rsrc.jsonl"
@@ -46,6 +47,12 @@
 #define N8_OTHER	"data/compare/other-run-n8-fused.jsonl"
 #define N8		N8_BASE, N8_FUSED, N8_SPLICE
 #define NULL_PAIR	"base/user_copy,splice-rsrc/user_copy"
+/* result directories of one run each (make-replicate-trials.py) */
+#define RUN_A		"data/replicate/run-a"	/* seeds 1..8 */
+#define RUN_B		"data/replicate/run-b"	/* A's claims, seeds 9.. */
+#define RUN_C		"data/replicate/run-c"	/* 2 claims gone, no seeds */
+#define RUN_D		"data/replicate/run-d"	/* a claim reversed */
+#define RUN_E		"data/replicate/run-e"	/* B under A's seeds */
 
 /* cd to the directory of this test binary: tools/abtool/tests */
 static int chdir_tests(void)
@@ -72,15 +79,16 @@ static char *read_all(int fd)
 }
 
 /*
- * cmd_compare(@args); its stdout as a string (its stderr with
- * @want_stderr), the other to /dev/null.
+ * @fn (cmd_compare, cmd_replicate: subcommand @name) on @args; its stdout
+ * as a string (its stderr with @want_stderr), the other to /dev/null.
  */
-static char *run_for(const char *const *args, int *status, bool want_stderr)
+static char *run_cmd(int (*fn)(int, char **), const char *name,
+		     const char *const *args, int *status, bool want_stderr)
 {
 	char *argv[32], path[] = "/tmp/abtool-golden-XXXXXX", *text;
 	int argc = 0, out, err, tmp, null;
 
-	argv[argc++] = (char *)"compare";
+	argv[argc++] = (char *)name;
 	while (*args)
 		argv[argc++] = (char *)*args++;
 	argv[argc] = NULL;
@@ -92,7 +100,7 @@ static char *run_for(const char *const *args, int *status, bool want_stderr)
 	null = open("/dev/null", O_WRONLY);
 	dup2(want_stderr ? null : tmp, STDOUT_FILENO);
 	dup2(want_stderr ? tmp : null, STDERR_FILENO);
-	*status = cmd_compare(argc, argv);
+	*status = fn(argc, argv);
 	fflush(stdout);
 	fflush(stderr);
 	dup2(out, STDOUT_FILENO);
@@ -104,6 +112,11 @@ static char *run_for(const char *const *args, int *status, bool want_stderr)
 	close(null);
 	unlink(path);
 	return text;
+}
+
+static char *run_for(const char *const *args, int *status, bool want_stderr)
+{
+	return run_cmd(cmd_compare, "compare", args, status, want_stderr);
 }
 
 static char *read_file(const char *path)
@@ -484,6 +497,126 @@ TEST(golden_refuses_mixed_file_column)
 {
 	check_refusal(_metadata, "golden/refused-by-file.txt",
 		      (const char *[]){ "--by", "file", N8_BASE, NULL });
+}
+
+/*
+ * ---- issue 34, item 4: replication of claims across two runs ----
+ *
+ * abtool replicate @args against @golden: its stdout and exit @status,
+ * or with @status 1 (a refusal) what it says on stderr.
+ */
+static void check_replicate(struct __test_metadata *_metadata,
+			    const char *golden, const char *const *args,
+			    int want)
+{
+	char *got;
+	int status;
+
+	ASSERT_EQ(0, chdir_tests());
+	got = run_cmd(cmd_replicate, "replicate", args, &status, want == 1);
+	ASSERT_NE(NULL, got);
+	EXPECT_EQ(want, status);
+	compare_golden(_metadata, golden, got);
+}
+
+/* Every claim holds in a run of other seeds and noise: exit 0. */
+TEST(golden_replicate_holds)
+{
+	check_replicate(_metadata, "golden/replicate-holds.txt",
+			(const char *[]){ "-m", "iops", RUN_A, RUN_B, NULL },
+			0);
+}
+
+/*
+ * Two claims do not hold (= against +, + against ~): counted, exit 0;
+ * the older run records no seeds, and the report says so.
+ */
+TEST(golden_replicate_not)
+{
+	check_replicate(_metadata, "golden/replicate-not.txt",
+			(const char *[]){ "-m", "iops", RUN_A, RUN_C, NULL },
+			0);
+}
+
+/* Better in one run, worse in the other: exit 5. */
+TEST(golden_replicate_reversed)
+{
+	check_replicate(_metadata, "golden/replicate-reversed.txt",
+			(const char *[]){ "-m", "iops", RUN_A, RUN_D, NULL },
+			5);
+}
+
+TEST(golden_refuses_replicate_same_run)
+{
+	check_replicate(_metadata, "golden/refused-replicate-same-run.txt",
+			(const char *[]){ RUN_A, RUN_A, NULL }, 1);
+}
+
+TEST(golden_refuses_replicate_same_seeds)
+{
+	check_replicate(_metadata, "golden/refused-replicate-same-seeds.txt",
+			(const char *[]){ RUN_A, RUN_E, NULL }, 1);
+}
+
+/* Two runs, and none of compare's output options: usage errors. */
+TEST(replicate_usage)
+{
+	static const char *const bad[][5] = {
+		{ RUN_A, NULL },
+		{ RUN_A, RUN_B, RUN_C, NULL },
+		{ "-f", "markdown", RUN_A, RUN_B, NULL },
+		{ "--pool", RUN_A, RUN_B, NULL },
+	};
+	char *said;
+	size_t i;
+	int status;
+
+	ASSERT_EQ(0, chdir_tests());
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		said = run_cmd(cmd_replicate, "replicate", bad[i], &status,
+			       true);
+		ASSERT_NE(NULL, said);
+		EXPECT_EQ(2, status);
+		EXPECT_EQ(0, strncmp(said, "abtool replicate: ", 18))
+			TH_LOG("%s", said);
+		free(said);
+	}
+	said = run_cmd(cmd_replicate, "replicate",
+		       (const char *[]){ "--help", NULL }, &status, false);
+	ASSERT_NE(NULL, said);
+	EXPECT_EQ(0, status);
+	EXPECT_EQ(0, strncmp(said, "usage: abtool replicate", 23));
+	free(said);
+}
+
+/* What replicates: the same claim; what reverses: better and worse. */
+TEST(replication_rule)
+{
+	static const struct {
+		enum report_verdict a, b;
+		enum replication want;
+	} cases[] = {
+		{ REPORT_BETTER, REPORT_BETTER, REPL_SAME },
+		{ REPORT_WORSE, REPORT_WORSE, REPL_SAME },
+		{ REPORT_EQUIVALENT, REPORT_EQUIVALENT, REPL_SAME },
+		{ REPORT_BETTER, REPORT_WORSE, REPL_REVERSED },
+		{ REPORT_WORSE, REPORT_BETTER, REPL_REVERSED },
+		{ REPORT_BETTER, REPORT_EQUIVALENT, REPL_NOT },
+		{ REPORT_EQUIVALENT, REPORT_WORSE, REPL_NOT },
+		{ REPORT_BETTER, REPORT_INCONCLUSIVE, REPL_NOT },
+		{ REPORT_N_TOO_SMALL, REPORT_WORSE, REPL_NOT },
+		{ REPORT_EQUIVALENT, REPORT_NO_DATA, REPL_NOT },
+		{ REPORT_INCONCLUSIVE, REPORT_INCONCLUSIVE, REPL_NO_CLAIM },
+		{ REPORT_N_TOO_SMALL, REPORT_VALUE, REPL_NO_CLAIM },
+		{ REPORT_VALUE, REPORT_VALUE, REPL_UNTESTED },
+		{ REPORT_NO_DATA, REPORT_VALUE, REPL_UNTESTED },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		EXPECT_EQ(cases[i].want,
+			  replication_of(cases[i].a, cases[i].b))
+			TH_LOG("case %zu", i);
 }
 
 /*
