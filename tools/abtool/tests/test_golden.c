@@ -305,98 +305,80 @@ TEST(golden_summary_kernel_steady)
 		     (const char *[]){ "-f", "summary", KERNEL, NULL });
 }
 
-/* The report of @file with @steady (NaN: the default) as --steady. */
-static struct report *build_file(struct __test_metadata *_metadata,
-				 const char *file, double steady,
-				 struct trial_set *set)
+/*
+ * The cells of @file's fractions of iops (metric 0) whose reference is
+ * unsteady at --steady @steady (NaN: the default), and in *@pair those
+ * of the geomean of its column 1.
+ */
+static size_t unsteady_cells(struct __test_metadata *_metadata,
+			     const char *file, double steady, size_t *pair)
 {
 	struct report *r = NULL;
 	struct report_opts o;
+	struct trial_set set;
 	char err[512];
+	size_t n = SIZE_MAX;
 
-	trial_set_init(set);
-	if (results_read_file(set, file, err, sizeof(err)))
-		return NULL;
+	trial_set_init(&set);
 	report_opts_init(&o);
 	if (!isnan(steady))
 		o.steady_pct = steady;
-	EXPECT_EQ(0, report_build(set, &o, &r, err, sizeof(err)))
+	EXPECT_EQ(0, results_read_file(&set, file, err, sizeof(err)));
+	EXPECT_EQ(0, report_build(&set, &o, &r, err, sizeof(err)))
 		TH_LOG("%s", err);
-	return r;
+	if (r && r->ref) {
+		n = r->ref->metrics[0].unsteady_cells;
+		*pair = r->ref->metrics[0].pairs[1].unsteady_cells;
+		/* base/copy, the main table's A, is steady in both files */
+		EXPECT_EQ(0, r->metrics[0].unsteady_cells);
+	}
+	report_free(r);
+	trial_set_release(&set);
+	return n;
 }
 
-/* How many cells of the fractions of metric 0 (iops) are unsteady. */
-static size_t ref_unsteady(const struct report *r)
+/* `abtool compare -m iops -f @format @file`'s stdout */
+static char *report_of(const char *format, const char *file)
 {
-	return r->ref->metrics[0].unsteady_cells;
-}
+	int status;
 
-static char *emit_string(const struct report *r, const char *format)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	if (!f)
-		return NULL;
-	report_emit(r, format, f);
-	fclose(f);
-	return buf;
+	return run_for((const char *[]){ "-m", "iops", "-f", format, file,
+					 NULL }, &status, false);
 }
 
 TEST(unsteady_reference_is_marked_and_counted)
 {
-	struct trial_set set;
-	struct report *r;
 	char *csv, *json, *text;
+	size_t pair = SIZE_MAX;
 
 	ASSERT_EQ(0, chdir_tests());
-	r = build_file(_metadata, DRIFT, NAN, &set);
-	ASSERT_NE(NULL, r);
-	ASSERT_NE(NULL, r->ref);
-	EXPECT_EQ(1, ref_unsteady(r));
-	EXPECT_TRUE(report_unsteady(r->ref, &r->ref->metrics[0], 2));
-	EXPECT_EQ(1, r->ref->metrics[0].pairs[1].unsteady_cells);
-	/* base/copy, the main table's A, is steady: no mark there */
-	EXPECT_EQ(0, r->metrics[0].unsteady_cells);
-	csv = emit_string(r, "csv");
-	json = emit_string(r, "json");
+	EXPECT_EQ(1, unsteady_cells(_metadata, DRIFT, NAN, &pair));
+	EXPECT_EQ(1, pair);
+	/* --steady above the drift: nothing to mark */
+	EXPECT_EQ(0, unsteady_cells(_metadata, DRIFT, 15, &pair));
+	EXPECT_EQ(0, unsteady_cells(_metadata, KERNEL, NAN, &pair));
+	EXPECT_EQ(0, pair);
+
+	csv = report_of("csv", DRIFT);
+	json = report_of("json", DRIFT);
 	ASSERT_NE(NULL, csv);
 	ASSERT_NE(NULL, json);
-	/*
-	 * A's loop@brd row: its baseline steady, the reference not; A's
-	 * geomean of fractions over one such cell
-	 */
+	/* A's loop@brd row: its baseline steady, the reference not */
 	EXPECT_NE(NULL, strstr(csv, ",0,1,1,,\n"));
 	EXPECT_NE(NULL, strstr(json, "\"reference_unsteady\": true"));
 	EXPECT_NE(NULL, strstr(json, "\"unsteady_cells\": 1"));
 	free(csv);
 	free(json);
-	report_free(r);
-	trial_set_release(&set);
 
-	/* --steady above the drift: nothing to mark */
-	r = build_file(_metadata, DRIFT, 15, &set);
-	ASSERT_NE(NULL, r);
-	EXPECT_EQ(0, ref_unsteady(r));
-	report_free(r);
-	trial_set_release(&set);
-
-	/* the steady run: no cell, no mark in any format */
-	r = build_file(_metadata, KERNEL, NAN, &set);
-	ASSERT_NE(NULL, r);
-	EXPECT_EQ(0, ref_unsteady(r));
-	EXPECT_EQ(0, r->ref->metrics[0].pairs[1].unsteady_cells);
-	text = emit_string(r, "text");
-	json = emit_string(r, "json");
+	/* the steady run: no mark in any format */
+	text = report_of("text", KERNEL);
+	json = report_of("json", KERNEL);
 	ASSERT_NE(NULL, text);
 	ASSERT_NE(NULL, json);
 	EXPECT_EQ(NULL, strchr(text, '!'));
 	EXPECT_EQ(NULL, strstr(json, "\"reference_unsteady\": true"));
 	free(text);
 	free(json);
-	report_free(r);
-	trial_set_release(&set);
 }
 
 /*
