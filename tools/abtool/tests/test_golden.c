@@ -704,6 +704,13 @@ TEST(golden_n8_plots)
 				      NULL });
 }
 
+/* The drifting reference: its cell's row marked "!", and the subtitle. */
+TEST(golden_drift_plots)
+{
+	check_plots(_metadata, "golden/drift-plots.txt",
+		    (const char *[]){ "-m", "iops", DRIFT, NULL });
+}
+
 /* A run of 4 trials a side: every row n too small (~*), no reference. */
 TEST(golden_default_plots)
 {
