@@ -146,17 +146,32 @@ static int cell_width(const struct pair_view *v)
 	return (int)w;
 }
 
+/* Is the denominator of @r's cell @k unsteady (report_steady.c)? */
+static bool unsteady_in(const struct report *r, const struct report_metric *m,
+			const struct trial_cell *k)
+{
+	ssize_t i = r && m ? find_cell(r, k) : -1;
+
+	return i >= 0 && report_unsteady(r, m, (size_t)i);
+}
+
 static void put_row(FILE *out, const struct pair_view *v, int w,
-		    const char *label, const struct report_entry *ea,
+		    const struct report_cell *cell,
+		    const struct report_entry *ea,
 		    const struct report_entry *eb, struct replicate_counts *k)
 {
 	enum replication rep = replication_of(verdict_of(ea), verdict_of(eb));
+	bool ua = unsteady_in(v->a, v->ma, &cell->key);
+	bool ub = unsteady_in(v->b, v->mb, &cell->key);
 	char va[48], vb[48];
 
 	fmt_verdict(ea, v->fraction, va, sizeof(va));
 	fmt_verdict(eb, v->fraction, vb, sizeof(vb));
+	report_mark_unsteady(va, sizeof(va), ua);
+	report_mark_unsteady(vb, sizeof(vb), ub);
 	k->n[rep]++;
-	fprintf(out, "%-*s  %-10s  %-10s  %s\n", w, label, va, vb,
+	k->unsteady += ua || ub;
+	fprintf(out, "%-*s  %-10s  %-10s  %s\n", w, cell->label, va, vb,
 		replication_name(rep));
 }
 
@@ -213,7 +228,7 @@ static void put_pair_counts(FILE *out, const struct replicate_counts *k)
 static void emit_pair(FILE *out, const struct pair_view *v,
 		      struct replicate_counts *total)
 {
-	struct replicate_counts k = { { 0 } };
+	struct replicate_counts k = { { 0 }, 0 };
 	int w = cell_width(v);
 	char ga[48], gb[48];
 	size_t i, j;
@@ -223,7 +238,7 @@ static void emit_pair(FILE *out, const struct pair_view *v,
 	for (i = 0; i < v->a->nr_cells; i++) {
 		const struct trial_cell *key = &v->a->cells[i].key;
 
-		put_row(out, v, w, v->a->cells[i].label,
+		put_row(out, v, w, &v->a->cells[i],
 			report_entry(v->a, v->ma, i, v->c),
 			pair_entry(v->b, v->mb, v->cb, key), &k);
 	}
@@ -231,7 +246,7 @@ static void emit_pair(FILE *out, const struct pair_view *v,
 	for (i = 0; v->b && i < v->b->nr_cells; i++) {
 		if (find_cell(v->a, &v->b->cells[i].key) >= 0)
 			continue;
-		put_row(out, v, w, v->b->cells[i].label, NULL,
+		put_row(out, v, w, &v->b->cells[i], NULL,
 			pair_entry(v->b, v->mb, v->cb, &v->b->cells[i].key),
 			&k);
 	}
@@ -241,6 +256,7 @@ static void emit_pair(FILE *out, const struct pair_view *v,
 	put_pair_counts(out, &k);
 	for (j = 0; j < REPL_NR; j++)
 		total->n[j] += k.n[j];
+	total->unsteady += k.unsteady;
 }
 
 /* Every pair of metric @ka of @a (a report, or a reference report). */
@@ -306,7 +322,8 @@ static void put_header(FILE *out, const struct replicate_run *a,
 			   "data are no claim", a->r->alpha);
 }
 
-static void put_totals(FILE *out, const struct replicate_counts *t)
+static void put_totals(FILE *out, const struct replicate_counts *t,
+		       double a_steady_pct)
 {
 	fputc('\n', out);
 	report_put_wrapped(out, "in all: %zu claims replicate, %zu do NOT, "
@@ -314,6 +331,13 @@ static void put_totals(FILE *out, const struct replicate_counts *t)
 			   "run, %zu untested", t->n[REPL_SAME],
 			   t->n[REPL_NOT], t->n[REPL_REVERSED],
 			   t->n[REPL_NO_CLAIM], t->n[REPL_UNTESTED]);
+	if (t->unsteady)
+		report_put_wrapped(out, "%s: in %zu row%s a run's denominator "
+				   "(the baseline's or the reference's median) "
+				   "varies by more than %.1f%% within a boot "
+				   "(--steady): abtool compare on that run names "
+				   "the cells", REPORT_UNSTEADY_MARK, t->unsteady,
+				   t->unsteady == 1 ? "" : "s", a_steady_pct);
 	if (t->n[REPL_REVERSED])
 		report_put_wrapped(out, "REVERSED: a verdict of one run is the "
 				   "opposite in the other (exit status 5)");
@@ -333,6 +357,6 @@ int replicate_emit(FILE *out, const struct replicate_run *a,
 		if (ra->ref)
 			emit_pairs(out, ra->ref, rb->ref, k, true, total);
 	}
-	put_totals(out, total);
+	put_totals(out, total, ra->steady_pct);
 	return ferror(out) ? -EIO : 0;
 }

@@ -45,6 +45,8 @@ struct replicate_run {
 
 struct replicate_counts {
 	size_t n[REPL_NR];
+	/* rows where a run's denominator is unsteady (marked, counted) */
+	size_t unsteady;
 };
 
 /*

@@ -53,6 +53,7 @@
 #define RUN_C		"data/replicate/run-c"	/* 2 claims gone, no seeds */
 #define RUN_D		"data/replicate/run-d"	/* a claim reversed */
 #define RUN_E		"data/replicate/run-e"	/* B under A's seeds */
+#define RUN_F		"data/replicate/run-f"	/* B, a drifting reference */
 
 /* cd to the directory of this test binary: tools/abtool/tests */
 static int chdir_tests(void)
@@ -526,6 +527,14 @@ TEST(golden_replicate_reversed)
 	check_replicate(_metadata, "golden/replicate-reversed.txt",
 			(const char *[]){ "-m", "iops", RUN_A, RUN_D, NULL },
 			5);
+}
+
+/* The claims hold, but run B's reference drifts in one cell: marked. */
+TEST(golden_replicate_unsteady)
+{
+	check_replicate(_metadata, "golden/replicate-unsteady.txt",
+			(const char *[]){ "-m", "iops", RUN_A, RUN_F, NULL },
+			0);
 }
 
 TEST(golden_refuses_replicate_same_run)
