@@ -407,7 +407,7 @@ void report_steady_metric(const struct report *r, struct report_metric *m);
  * to "" or "-": no ratio, nothing to mark)
  */
 void report_mark_unsteady(char *buf, size_t len, bool unsteady);
-/* "12.7%", "-" for NaN */
+/* "12.7%", "1.04%", "-" for NaN */
 void report_fmt_boot_spread(double pct, char *buf, size_t len);
 /*
  * The footnote under a table of metric @m of @r, whose denominator

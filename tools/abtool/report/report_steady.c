@@ -104,8 +104,8 @@ void report_fmt_boot_spread(double pct, char *buf, size_t len)
 		snprintf(buf, len, "-");
 	else if (isinf(pct))
 		snprintf(buf, len, "inf (median 0)");
-	else
-		snprintf(buf, len, "%.1f%%", pct);
+	else	/* 1.04% is over 1%: two decimals where one would say 1.0% */
+		snprintf(buf, len, "%.*f%%", pct < 9.995 ? 2 : 1, pct);
 }
 
 /* "loop@brd randwrite 64K 12.7%, ..." : the unsteady cells of @m */
