@@ -211,6 +211,14 @@ static void stats_delta(const struct ublk_stats *a, const struct ublk_stats *b,
 	d->copied_bytes = b->copied_bytes - a->copied_bytes;
 }
 
+/* Trial @nr's seed: a new offset sequence per trial, the same on every
+ * cell and data path of that trial (and on every kernel: scripts/ab gives
+ * each boot's --seed) */
+static uint64_t trial_seed(const struct run_opts *o, unsigned int nr)
+{
+	return o->seed + nr;
+}
+
 /* What says where and what a trial ran: everything but the metrics. */
 static void trial_labels(const struct run_opts *o, const struct matrix_cell *c,
 			 const struct ublk_path_ops *path, const char *driver,
@@ -237,6 +245,8 @@ static void trial_labels(const struct run_opts *o, const struct matrix_cell *c,
 	t->boot = o->boot;
 	t->trial = nr;
 	t->cpus = cpus > 0 ? (int)cpus : 0;
+	t->has_seed = true;
+	t->seed = trial_seed(o, nr);
 	snprintf(t->cell.target, sizeof(t->cell.target), "%s", c->target);
 	t->cell.legs = c->legs ? c->legs : 1;
 	snprintf(t->cell.backing, sizeof(t->cell.backing), "%s", c->backing);
@@ -299,14 +309,6 @@ static unsigned int path_at(const struct run_opts *o, unsigned int tr,
 			    unsigned int j)
 {
 	return tr % 2 ? o->nr_paths - 1 - j : j;
-}
-
-/* Trial @nr's seed: a new offset sequence per trial, the same on every
- * cell and data path of that trial (and on every kernel: scripts/ab gives
- * each boot's --seed) */
-static uint64_t trial_seed(const struct run_opts *o, unsigned int nr)
-{
-	return o->seed + nr;
 }
 
 static void spec_for_cell(const struct run_opts *o, const struct matrix_cell *c,
