@@ -407,6 +407,8 @@ int uzc_srv_start(struct uzc_srv *s, __u64 flags, unsigned int depth,
  * 0 or -errno.
  */
 int uzc_srv_fork_holder(struct uzc_srv *s, bool keep_queue_ring);
+/* a holder's life at most: longer than any case's timeout */
+#define UZC_HOLDER_MAX_S	300
 /* SIGKILL the daemon and reap it */
 void uzc_srv_kill(struct uzc_srv *s);
 /*

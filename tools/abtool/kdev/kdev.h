@@ -31,7 +31,7 @@ struct loop_config;
 struct kdev_config {
 	const char *backing[KDEV_MAX_BACKINGS];
 	unsigned int nr_backing;
-	uint64_t size;		/* the device's bytes (null: whole MiB) */
+	uint64_t size;		/* null_blk's bytes (whole MiB); loop's limit */
 	unsigned int depth;	/* null: the hardware queue depth */
 	uint32_t max_io_bytes;	/* null: largest request, the ublk device's */
 	uint32_t chunk;		/* stripe: bytes per chunk; 0: 64K */
