@@ -101,6 +101,7 @@ static void release_ring(FIXTURE_DATA(held) *self)
  */
 static const char *const ends_while_held[] = {
 	"splice-rsrc",
+	"fused",
 	"bpf",
 	NULL
 };
