@@ -103,6 +103,7 @@ static const char *const ends_while_held[] = {
 	"splice-rsrc",
 	"fused",
 	"bpf",
+	"regbuf",
 	NULL
 };
 
