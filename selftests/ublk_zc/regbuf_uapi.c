@@ -2135,14 +2135,33 @@ TEST(auto_buf_reg_defer_taskrun_ring)
  * (uzc_cases.h).  The same put ends a REGISTER_IO_BUF whose registration
  * fails, and the checks of __ublk_check_and_get_req().  On v4 only the
  * registration's release read the verdict; this put ended the request
- * with -EIO although recovery was to reissue it.
+ * with -EIO although recovery was to reissue it.  While the reader holds
+ * the aborted request, REGISTER_IO_BUF of it fails with -EINVAL although
+ * its count is alive.
  */
+static int register_aborted(struct uzc_dev *d, int tag)
+{
+	struct io_uring ring;
+	int ret;
+
+	ret = io_uring_queue_init(4, &ring, 0);
+	if (ret)
+		return ret;
+	ret = io_uring_register_buffers_sparse(&ring, 4);
+	if (!ret)
+		ret = buf_cmd(&ring, d->cdev_fd, UBLK_U_IO_REGISTER_IO_BUF, 0,
+			      tag, 0);
+	io_uring_queue_exit(&ring);
+	return ret;
+}
+
 TEST_F_TIMEOUT(rb, put_after_abort_reissues_request, 120)
 {
 	uzc_user_copy_put_after_abort(_metadata, UBLK_F_USER_COPY |
 				      UBLK_F_REG_IO_BUF |
 				      UBLK_F_USER_RECOVERY |
-				      UBLK_F_USER_RECOVERY_REISSUE);
+				      UBLK_F_USER_RECOVERY_REISSUE,
+				      register_aborted, -EINVAL);
 }
 
 int main(int argc, char **argv)

@@ -768,13 +768,32 @@ TEST_F_TIMEOUT(abort, put_after_abort_by_ring_exit_reissues, 90)
 /*
  * And the holder that is no loan: a pread() on the char device
  * (uzc_cases.h).  regbuf's review claimed the lending series keep 6.12's
- * -EIO at that put (base fails the request there); they do not.
+ * -EIO at that put (base fails the request there); they do not.  While
+ * the reader holds the aborted request, SPLICE_FROM of it fails with
+ * -ESRCH: its count is alive, so this is the abort's check (v1 lent it).
  */
+static int lend_aborted(struct uzc_dev *d, int tag)
+{
+	struct io_uring ring;
+	int ret;
+
+	ret = io_uring_queue_init(4, &ring, 0);
+	if (ret)
+		return ret;
+	ret = io_uring_register_buffers_sparse(&ring, 4);
+	if (!ret)
+		ret = uzc_splice_from(&ring, d->cdev_fd, uzc_pos(0, tag, 0),
+				      4096, 0, 0);
+	io_uring_queue_exit(&ring);
+	return ret;
+}
+
 TEST_F_TIMEOUT(abort, user_copy_put_after_abort_reissues, 90)
 {
 	uzc_user_copy_put_after_abort(_metadata, UZC_ZC_FLAGS |
 				      UBLK_F_USER_RECOVERY |
-				      UBLK_F_USER_RECOVERY_REISSUE);
+				      UBLK_F_USER_RECOVERY_REISSUE,
+				      lend_aborted, -ESRCH);
 }
 
 /* --- lending again -------------------------------------------------------- */

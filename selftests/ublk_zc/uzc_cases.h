@@ -26,14 +26,24 @@
  * ublk_complete_rq() reads the abort's verdict at every last put (stock
  * 6.12 fails the request there).  No recovery (6.12 wants the old daemon
  * gone); deleting the device fails the requeued WRITE.
+ *
+ * While the reader holds the aborted WRITE, nothing else gets it: a
+ * second pread() fails with -EINVAL, and @use, when not NULL, tries the
+ * series' own way to the request's pages (a loan, a fused command, a
+ * registration) on another ring of the daemon and must get @want.  The
+ * request's count is alive then, so only the abort itself can refuse.
  */
+typedef int (*uzc_use_fn)(struct uzc_dev *d, int tag);
+
 static inline void
-uzc_user_copy_put_after_abort(struct __test_metadata *_metadata, __u64 flags)
+uzc_user_copy_put_after_abort(struct __test_metadata *_metadata, __u64 flags,
+			      uzc_use_fn use, int want)
 {
 	struct uzc_dev d = { .dev_id = -1 }, d2 = { .dev_id = -1 };
 	struct uzc_pread_holder r = { .d = &d };
 	pthread_t reader;
 	struct uzc_io io;
+	char back[4096];
 	int tag2, fd2, ret;
 	pid_t pid;
 	void *buf;
@@ -61,6 +71,12 @@ uzc_user_copy_put_after_abort(struct __test_metadata *_metadata, __u64 flags)
 	ASSERT_EQ(0, uzc_ring_exit_wait(&d.q, UZC_DEADLINE_MS));
 	d.q_ready = false;
 	EXPECT_FALSE(uzc_io_done(&io, 300));
+	EXPECT_EQ(-1, pread(d.cdev_fd, back, sizeof(back),
+			    uzc_pos(0, r.tag, 0)));
+	EXPECT_EQ(EINVAL, errno) TH_LOG("an aborted request was copied");
+	if (use)
+		EXPECT_EQ(want, use(&d, r.tag))
+			TH_LOG("an aborted request was given out");
 	/* the reader finishes and puts the last reference: requeued */
 	ASSERT_EQ(0, uzc_commit(&d2, tag2,
 				uzc_iod(&d2, tag2)->nr_sectors << 9));
