@@ -105,6 +105,19 @@ static void strlist_free(struct strlist *l)
 	l->nr = 0;
 }
 
+bool report_column_pools(const struct report *r, bool commits)
+{
+	size_t c;
+
+	for (c = 0; c < r->nr_columns; c++) {
+		const struct report_env *e = &r->columns[c].env;
+
+		if ((commits ? e->commits.nr : e->runs.nr) > 1)
+			return true;
+	}
+	return false;
+}
+
 void report_join(const struct strlist *l, const char *sep,
 		 char *buf, size_t len)
 {

@@ -339,6 +339,12 @@ void report_column_letter(size_t i, char *buf, size_t len);
 ssize_t report_strlist_add(struct strlist *l, const char *s);
 bool report_cell_equal(const struct trial_cell *a, const struct trial_cell *b);
 /* "a, b, c" into @buf */
+/*
+ * Whether some column pools the trials of several runs (@commits: of
+ * several series commits), which only --pool lets through; columns of
+ * different runs or commits side by side pool nothing.
+ */
+bool report_column_pools(const struct report *r, bool commits);
 void report_join(const struct strlist *l, const char *sep,
 		 char *buf, size_t len);
 /* "8" or "8..10" */

@@ -387,11 +387,12 @@ static void put_head(FILE *out, const struct report *r)
 	report_join(&r->env.runs, ", ", list, sizeof(list));
 	if (r->env.runs.nr)
 		report_put_wrapped(out, "run%s: %s%s", r->env.runs.nr > 1 ? "s" : "", list,
-		     r->env.runs.nr > 1 ? " (POOLED)" : "");
+		     report_column_pools(r, false) ? " (POOLED)" : "");
 	report_join(&r->env.commits, ", ", list, sizeof(list));
 	if (r->env.commits.nr)
-		report_put_wrapped(out, "series commit%s: %s", r->env.commits.nr > 1 ?
-		     "s (POOLED)" : "", list);
+		report_put_wrapped(out, "series commit%s: %s%s",
+		     r->env.commits.nr > 1 ? "s" : "", list,
+		     report_column_pools(r, true) ? " (POOLED)" : "");
 	report_join(&r->env.clocks, ", ", list, sizeof(list));
 	report_put_wrapped(out, "clock: %s%s", list, r->tcg ? "; accel=tcg: NOT hardware "
 	     "numbers, compare the configs with each other only" : "");

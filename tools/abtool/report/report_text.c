@@ -113,23 +113,26 @@ static void put_clock(FILE *out, const struct report *r)
 }
 
 /*
- * The runs and series commits pooled: one of each, unless --pool let
- * more through (cmd/inputs.c refuses them otherwise).
+ * The runs and series commits: one of each per column, unless --pool let
+ * more through (cmd/inputs.c refuses them otherwise); columns of
+ * different series (a commit per variant) are not pooled.
  */
 static void put_runs(FILE *out, const struct report *r)
 {
 	char list[1024];
 
 	report_join(&r->env.runs, ", ", list, sizeof(list));
-	if (r->env.runs.nr > 1)
+	if (report_column_pools(r, false))
 		putf(out, INDENT, "runs: POOLED (--pool): %s", list);
 	else if (r->env.runs.nr)
-		putf(out, INDENT, "run: %s", list);
+		putf(out, INDENT, "run%s: %s", r->env.runs.nr > 1 ? "s" : "",
+		     list);
 	report_join(&r->env.commits, ", ", list, sizeof(list));
-	if (r->env.commits.nr > 1)
+	if (report_column_pools(r, true))
 		putf(out, INDENT, "series commits: POOLED (--pool): %s", list);
 	else if (r->env.commits.nr)
-		putf(out, INDENT, "series commit: %s", list);
+		putf(out, INDENT, "series commit%s: %s",
+		     r->env.commits.nr > 1 ? "s" : "", list);
 }
 
 static void put_header(FILE *out, const struct report *r)

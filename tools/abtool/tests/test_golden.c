@@ -45,6 +45,7 @@
 #define N8_SPLICE	"data/compare/trials-n8-splice-rsrc.jsonl"
 #define N8_DUP		"data/compare/dup-n8-fused.jsonl"
 #define N8_OTHER	"data/compare/other-run-n8-fused.jsonl"
+#define N8_SPLICE2	"data/compare/commit2-n8-splice-rsrc.jsonl"
 #define N8		N8_BASE, N8_FUSED, N8_SPLICE
 #define NULL_PAIR	"base/user_copy,splice-rsrc/user_copy"
 /* result directories of one run each (make-replicate-trials.py) */
@@ -461,6 +462,17 @@ TEST(golden_n8_pooled)
 	check_golden(_metadata, "golden/n8-pooled.txt",
 		     (const char *[]){ "--pool", "-m", "iops", N8_FUSED,
 				       N8_OTHER, NULL });
+}
+
+/*
+ * Each variant its own series commit, one run: nothing is pooled, and the
+ * header lists the commits without saying POOLED.
+ */
+TEST(golden_n8_commit_per_variant)
+{
+	check_golden(_metadata, "golden/n8-commit-per-variant.txt",
+		     (const char *[]){ "-m", "iops", N8_BASE, N8_SPLICE2,
+				       NULL });
 }
 
 /* The refusals: the same trial twice, two runs, a file of two configs. */
