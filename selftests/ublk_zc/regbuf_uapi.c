@@ -2030,16 +2030,6 @@ static int sqpoll_ring_init(struct uzc_dev *d)
 	return io_uring_queue_init_params(4 * d->depth, &d->q, &p);
 }
 
-static int defer_ring_init(struct uzc_dev *d)
-{
-	struct io_uring_params p = {
-		.flags = IORING_SETUP_SINGLE_ISSUER |
-			 IORING_SETUP_DEFER_TASKRUN,
-	};
-
-	return io_uring_queue_init_params(4 * d->depth, &d->q, &p);
-}
-
 /*
  * Wait for @io while entering the queue ring: with DEFER_TASKRUN the last
  * free of a request that used the slot (an io-wq write's final put) is
@@ -2124,7 +2114,7 @@ TEST(auto_buf_reg_sqpoll_ring)
 
 TEST(auto_buf_reg_defer_taskrun_ring)
 {
-	auto_reg_on_ring(_metadata, defer_ring_init);
+	auto_reg_on_ring(_metadata, uzc_defer_ring_init);
 }
 
 /*
@@ -2142,15 +2132,11 @@ TEST(auto_buf_reg_defer_taskrun_ring)
 static int register_aborted(struct uzc_dev *d, int tag)
 {
 	struct io_uring ring;
-	int ret;
+	int ret = uzc_sparse_ring(&ring, 4);
 
-	ret = io_uring_queue_init(4, &ring, 0);
 	if (ret)
 		return ret;
-	ret = io_uring_register_buffers_sparse(&ring, 4);
-	if (!ret)
-		ret = buf_cmd(&ring, d->cdev_fd, UBLK_U_IO_REGISTER_IO_BUF, 0,
-			      tag, 0);
+	ret = buf_cmd(&ring, d->cdev_fd, UBLK_U_IO_REGISTER_IO_BUF, 0, tag, 0);
 	io_uring_queue_exit(&ring);
 	return ret;
 }

@@ -518,17 +518,6 @@ TEST_F(al, occupied_slot_fails_request)
 	free(dst);
 }
 
-/* the queue ring as DEFER_TASKRUN: a dispatch waits until the server waits */
-static int defer_ring_init(struct uzc_dev *d)
-{
-	struct io_uring_params p = {
-		.flags = IORING_SETUP_SINGLE_ISSUER |
-			 IORING_SETUP_DEFER_TASKRUN,
-	};
-
-	return io_uring_queue_init_params(4 * d->depth, &d->q, &p);
-}
-
 /* no fixture state: only the harness's timeout, the default is too short */
 FIXTURE(held) {
 	int unused;
@@ -559,7 +548,7 @@ TEST_F_TIMEOUT(held, failed_delivery_leaves_no_reference, 120)
 
 	uzc_auto_buf_slots = SLOTS;
 	uzc_auto_buf_flags = 0;
-	uzc_queue_ring_init = defer_ring_init;
+	uzc_queue_ring_init = uzc_defer_ring_init;
 	ASSERT_EQ(0, uzc_dev_create(&d, AL_FLAGS, 1, UZC_ZC_MAX_IO,
 				    UZC_ZC_DEV_SIZE, false));
 	ubuf = uzc_xalloc(4096);

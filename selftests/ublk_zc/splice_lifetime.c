@@ -775,15 +775,12 @@ TEST_F_TIMEOUT(abort, put_after_abort_by_ring_exit_reissues, 90)
 static int lend_aborted(struct uzc_dev *d, int tag)
 {
 	struct io_uring ring;
-	int ret;
+	int ret = uzc_sparse_ring(&ring, 4);
 
-	ret = io_uring_queue_init(4, &ring, 0);
 	if (ret)
 		return ret;
-	ret = io_uring_register_buffers_sparse(&ring, 4);
-	if (!ret)
-		ret = uzc_splice_from(&ring, d->cdev_fd, uzc_pos(0, tag, 0),
-				      4096, 0, 0);
+	ret = uzc_splice_from(&ring, d->cdev_fd, uzc_pos(0, tag, 0), 4096, 0,
+			      0);
 	io_uring_queue_exit(&ring);
 	return ret;
 }

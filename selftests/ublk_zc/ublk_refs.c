@@ -28,16 +28,6 @@
 /* long enough for a block I/O to reach ublk_queue_rq() in a TCG guest */
 #define DISPATCH_MS	300
 
-static int defer_ring_init(struct uzc_dev *d)
-{
-	struct io_uring_params p = {
-		.flags = IORING_SETUP_SINGLE_ISSUER |
-			 IORING_SETUP_DEFER_TASKRUN,
-	};
-
-	return io_uring_queue_init_params(4 * d->depth, &d->q, &p);
-}
-
 /* a pread() of request @tag: its byte count, or -errno */
 static ssize_t copy_req(struct uzc_dev *d, int tag, void *buf, size_t len)
 {
@@ -94,7 +84,7 @@ TEST_F_TIMEOUT(refs, held_dispatch_not_copyable, 120)
 	struct uzc_io io;
 	void *buf;
 
-	uzc_queue_ring_init = defer_ring_init;
+	uzc_queue_ring_init = uzc_defer_ring_init;
 	ASSERT_EQ(0, uzc_dev_create(&d, REFS_FLAGS, 1, UZC_ZC_MAX_IO,
 				    UZC_ZC_DEV_SIZE, false));
 	uzc_queue_ring_init = NULL;
@@ -144,7 +134,7 @@ TEST_F_TIMEOUT(refs, refused_handover_not_copyable, 150)
 	uzc_srv_kill(&s);
 	EXPECT_FALSE(uzc_io_done(&io, 0));
 
-	uzc_queue_ring_init = defer_ring_init;
+	uzc_queue_ring_init = uzc_defer_ring_init;
 	ASSERT_EQ(0, uzc_dev_recover(&s.d));
 	uzc_queue_ring_init = NULL;
 	serve_held_write(_metadata, &s.d, &io, buf);
