@@ -646,18 +646,7 @@ TEST_F_TIMEOUT(srv, reissue_with_loan_outstanding, 90)
  */
 enum { PUT_BY_REMOVE, PUT_BY_UPDATE, PUT_BY_RING_EXIT };
 
-/* no fixture state: only the harness's timeout, the default is too short */
-FIXTURE(abort) {
-	int unused;
-};
-
-FIXTURE_SETUP(abort)
-{
-}
-
-FIXTURE_TEARDOWN(abort)
-{
-}
+UZC_TIMEOUT_FIXTURE(abort)
 
 static void put_after_abort(struct __test_metadata *_metadata, int how)
 {

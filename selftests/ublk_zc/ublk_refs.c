@@ -22,60 +22,11 @@
 
 #include "kselftest_harness.h"
 #include "ublk_zc_lib.h"
-#include "uzc_ring.h"
+#include "uzc_cases.h"
 
 #define REFS_FLAGS	UBLK_F_USER_COPY
-/* long enough for a block I/O to reach ublk_queue_rq() in a TCG guest */
-#define DISPATCH_MS	300
 
-/* a pread() of request @tag: its byte count, or -errno */
-static ssize_t copy_req(struct uzc_dev *d, int tag, void *buf, size_t len)
-{
-	ssize_t ret = pread(d->cdev_fd, buf, len, uzc_pos(0, tag, 0));
-
-	return ret < 0 ? -errno : ret;
-}
-
-/*
- * Serve a WRITE whose dispatch was held back: not copyable before the
- * server waits on its ring (the hand-over), copyable after, byte-exact;
- * the COMMIT completes it.
- */
-static void serve_held_write(struct __test_metadata *_metadata,
-			     struct uzc_dev *d, struct uzc_io *io,
-			     const void *data)
-{
-	char *back = uzc_xalloc(4096);
-	int tag;
-
-	ASSERT_NE(NULL, back);
-	usleep(DISPATCH_MS * 1000);
-	EXPECT_FALSE(uzc_io_done(io, 0));
-	EXPECT_EQ(-EINVAL, copy_req(d, 0, back, 4096))
-		TH_LOG("a request not handed over yet was copied");
-	tag = uzc_want_req(d, UBLK_IO_OP_WRITE, 4096);
-	ASSERT_EQ(0, tag);
-	EXPECT_EQ(4096, copy_req(d, tag, back, 4096));
-	EXPECT_EQ(0, uzc_cmp(data, back, 4096));
-	ASSERT_EQ(0, uzc_commit(d, tag, 4096));
-	EXPECT_TRUE(uzc_io_done(io, UZC_DEADLINE_MS));
-	if (io->done)
-		EXPECT_EQ(4096, uzc_io_wait(io));
-	free(back);
-}
-
-/* no fixture state: only the harness's timeout, the default is too short */
-FIXTURE(refs) {
-	int unused;
-};
-
-FIXTURE_SETUP(refs)
-{
-}
-
-FIXTURE_TEARDOWN(refs)
-{
-}
+UZC_TIMEOUT_FIXTURE(refs)
 
 /* The first request of a tag: its count was never set. */
 TEST_F_TIMEOUT(refs, held_dispatch_not_copyable, 120)
@@ -90,7 +41,7 @@ TEST_F_TIMEOUT(refs, held_dispatch_not_copyable, 120)
 	uzc_queue_ring_init = NULL;
 	buf = uzc_write_start(&d, &io, 4096, 71);
 	ASSERT_NE(NULL, buf);
-	serve_held_write(_metadata, &d, &io, buf);
+	uzc_serve_held_write(_metadata, &d, &io, buf);
 	EXPECT_EQ(0, uzc_dev_destroy(&d));
 	free(buf);
 }
@@ -129,7 +80,7 @@ TEST_F_TIMEOUT(refs, refused_handover_not_copyable, 150)
 	ASSERT_EQ(0, uzc_stop_at_exit(s.pid));
 	buf = uzc_write_start(&s.d, &io, 4096, 72);
 	ASSERT_NE(NULL, buf);
-	usleep(DISPATCH_MS * 1000);
+	usleep(UZC_DISPATCH_MS * 1000);
 	ASSERT_EQ(0, ptrace(PTRACE_DETACH, s.pid, 0, 0));
 	uzc_srv_kill(&s);
 	EXPECT_FALSE(uzc_io_done(&io, 0));
@@ -137,7 +88,7 @@ TEST_F_TIMEOUT(refs, refused_handover_not_copyable, 150)
 	uzc_queue_ring_init = uzc_defer_ring_init;
 	ASSERT_EQ(0, uzc_dev_recover(&s.d));
 	uzc_queue_ring_init = NULL;
-	serve_held_write(_metadata, &s.d, &io, buf);
+	uzc_serve_held_write(_metadata, &s.d, &io, buf);
 	free(buf);
 	EXPECT_EQ(0, uzc_dev_destroy(&s.d));
 	EXPECT_TRUE(uzc_srv_close(&s));
