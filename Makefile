@@ -1,4 +1,4 @@
-# ublk zero-copy, three ways, measured.
+# ublk zero-copy: the 2023 designs against the merged one, measured.
 #
 #   make ab       build what is missing, boot each variant, run the A/B
 #                 matrix, print the comparison (QUICK=1: ~3 min smoke)

@@ -147,10 +147,10 @@ t_plan 28
 ab ok "${V[@]}"
 t_is "a complete run passes" "$?" 0 || t_diag "$(tail -n 5 "$T_TMP/ok.out")"
 t_ok "it says how n splits into boots x trials" \
-	grep -q "n = 2 boot(s) x 2 trial(s) = 4 per cell and path" "$T_TMP/ok.out"
-t_is "boot 0 of every kernel: seed 1, boot 1: seed 3" \
+	grep -q "n = 2 boot(s) x 4 trial(s) = 8 per cell and path" "$T_TMP/ok.out"
+t_is "boot 0 of every kernel: seed 1, boot 1: seed 5" \
 	"$(sed -n 's/^run variant=\([^ ]*\) boot=\([0-9]*\) seed=\([0-9]*\) .*/\1 \2 \3/p' "$T_TMP/ok.log" 2> /dev/null | sort | tr '\n' ,)" \
-	"base 0 1,base 1 3,fused 0 1,fused 1 3,splice-rsrc 0 1,splice-rsrc 1 3,"
+	"base 0 1,base 1 5,fused 0 1,fused 1 5,splice-rsrc 0 1,splice-rsrc 1 5,"
 # paths_of CASE: "variant paths" of each kernel's boot 0, sorted
 paths_of() {
 	sed -n 's/^run variant=\([^ ]*\) boot=0 .*paths=\(.*\)/\1 \2/p' "$T_TMP/$1.log" 2> /dev/null |
@@ -159,13 +159,13 @@ paths_of() {
 t_is "each kernel measures its own paths; copy on base, user_copy on base and splice-rsrc" \
 	"$(paths_of ok)" "base copy,user_copy,kernel fused fused splice-rsrc user_copy,splice,autolend "
 t_is "every trial reaches the comparison" \
-	"$(cat "$F"/build/results/*/trials-*.jsonl 2> /dev/null | wc -l)" $((2 * 2 * 2 * (3 + 1 + 3)))
+	"$(cat "$F"/build/results/*/trials-*.jsonl 2> /dev/null | wc -l)" $((2 * 4 * 2 * (3 + 1 + 3)))
 
 # shellcheck disable=SC2317 # run through t_ok
 no_cr() { ! grep -q $'\r' "$1"; }
-# the progress line: 2 boots x 2 trials x 2 cells x (3 + 1 + 3) paths
+# the progress line: 2 boots x 4 trials x 2 cells x (3 + 1 + 3) paths
 t_ok "the progress line ends with every boot's cells done" \
-	grep -Eq '^\[[0-9:]{8}\] measure 56/56 cells \(100%\), [0-9hms]+ elapsed$' "$T_TMP/ok.out" ||
+	grep -Eq '^\[[0-9:]{8}\] measure 112/112 cells \(100%\), [0-9hms]+ elapsed$' "$T_TMP/ok.out" ||
 	t_diag "$(grep measure "$T_TMP/ok.out")"
 t_ok "not on a terminal: plain lines, no carriage return" no_cr "$T_TMP/ok.out"
 t_is "the results directory holds what it held before the progress line" \
@@ -174,9 +174,9 @@ t_is "the results directory holds what it held before the progress line" \
 		vm-{base,fused,splice-rsrc}-{0,1}/{progress.log,trials.jsonl})"
 t_is "a boot's progress.log holds its guest's lines only" \
 	"$(tr '\n' , < "$F"/build/results/*/vm-fused-1/progress.log 2> /dev/null)" \
-	"$(for k in 1 2 3 4; do
+	"$(for k in 1 2 3 4 5 6 7 8; do
 		c=4K; ((k % 2)) || c=64K
-		printf '[%d/4] fused/fused null randread %s qd16   1000 IOPS,' "$k" "$c"; done)"
+		printf '[%d/8] fused/fused null randread %s qd16   1000 IOPS,' "$k" "$c"; done)"
 t_is "the progress board is removed" "$(ls -A "$T_TMP/tmp")" ""
 
 ab allp "${V[@]}" --all-paths
@@ -217,9 +217,9 @@ fails_naming $? "a failed cell (abtool run exits 1)" cellfail "splice-rsrc boot 
 STUB_NOBOOT="fused:0" ab noboot "${V[@]}"
 fails_naming $? "a failed boot (vm-run 125)" noboot "fused boot 1/2 (status 125)"
 t_is "a failed boot: the last progress line counts it, before the error" \
-	"$(sed -n -e 's/^\[[0-9:]*\] \(measure [0-9]*\/56 cells.*failed\)$/\1/p' \
+	"$(sed -n -e 's/^\[[0-9:]*\] \(measure [0-9]*\/112 cells.*failed\)$/\1/p' \
 		-e 's/^\(ERROR\).*/\1/p' "$T_TMP/noboot.out" | tail -n 2 | sed 's/, [0-9hms]* elapsed//' | tr '\n' ,)" \
-	"measure 52/56 cells (92%), 1 boot failed,ERROR,"
+	"measure 104/112 cells (92%), 1 boot failed,ERROR,"
 STUB_PARTIAL="base:1" ab partial "${V[@]}"
 fails_naming $? "a lost trial record, guest exit 0" partial "base boot 2/2: path"
 STUB_LACKS="splice-rsrc:splice" ab lacks "${V[@]}"

@@ -24,7 +24,7 @@ check() {
 	fi
 }
 
-t_plan 26
+t_plan 28
 check "nested runner output passes" "8 passed, 0 failed, 2 skipped" 0 "" -- runner-pass.tap
 check "make test output (two streams) passes" "3 passed, 0 failed, 0 skipped" 0 "" -- unit-pass.tap
 check "a skipped variant next to a passing run" "8 passed, 0 failed, 3 skipped" 0 "" -- runner-pass.tap variant-skip.tap
@@ -37,6 +37,8 @@ check "runner cut off by a timeout" "1 passed, 2 failed, 0 skipped" 1 "plan 1..3
 check "step failure after a complete run counts once" "1 passed, 1 failed, 0 skipped" 1 "" -- report-after-pass.tap
 check "empty nested stream" "1 passed, 1 failed, 0 skipped" 1 "empty TAP stream" -- empty-stream.tap
 check "all skipped" "0 passed, 1 failed, 3 skipped" 1 "nothing passed" -- all-skipped.tap
+check "an expected failure counts as skipped" "1 passed, 0 failed, 2 skipped" 0 "" -- xfail.tap
+check "expected failures alone are not \"nothing passed\"" "0 passed, 0 failed, 2 skipped" 0 "" -- xfail-only.tap
 check "a failed test" "2 passed, 1 failed, 0 skipped" 1 "" -- failed.tap
 check "Bail out! counts once" "0 passed, 1 failed, 0 skipped" 1 "Bail out!" -- bail-out.tap
 check "an empty file among passing ones" "8 passed, 1 failed, 2 skipped" 1 "empty.tap:0: empty file" -- runner-pass.tap empty.tap

@@ -2781,7 +2781,7 @@ static char park_write(struct uzc_srv *s, int tag, __u32 len)
 		d->q_ready = false;
 		s->out = probe_aborted(&ring, d->cdev_fd, tag, len);
 	}
-	if ((s->mode & PARK_FORK_HOLDER) && uzc_srv_fork_holder(s))
+	if ((s->mode & PARK_FORK_HOLDER) && uzc_srv_fork_holder(s, false))
 		return '4';
 	if (s->mode & PARK_REPORT_RING)
 		s->out = ring.ring_fd;
@@ -3080,11 +3080,31 @@ TEST_F_TIMEOUT(srv, reissue_fused_puts_last_ref, 90)
 /*
  * The holder that is no fused command: a pread() on the char device
  * (uzc_cases.h).  regbuf's review claimed fused keeps 6.12's -EIO at
- * that put; it does not.
+ * that put; it does not.  While the reader holds the aborted request, a
+ * fused command on it fails with -ESRCH although its count is alive.
  */
+static int fused_on_aborted(struct uzc_dev *d, int tag)
+{
+	struct io_uring ring;
+	int fd, ret;
+
+	fd = tmpfile_fd();
+	if (fd < 0)
+		return -errno;
+	ret = io_uring_queue_init(4, &ring, IORING_SETUP_SQE128);
+	if (!ret) {
+		ret = fused_one(&ring, d->cdev_fd, 0, tag, IORING_OP_WRITE, fd,
+				0, 4096, 0);
+		io_uring_queue_exit(&ring);
+	}
+	close(fd);
+	return ret;
+}
+
 TEST_F_TIMEOUT(srv, user_copy_put_after_abort_reissues, 90)
 {
-	uzc_user_copy_put_after_abort(_metadata, RECOVERY_FLAGS);
+	uzc_user_copy_put_after_abort(_metadata, RECOVERY_FLAGS,
+				      fused_on_aborted, -ESRCH);
 }
 
 /*

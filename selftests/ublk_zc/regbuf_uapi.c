@@ -1101,7 +1101,7 @@ static char srv_register_and_park(struct uzc_srv *s, int tag, __u32 len)
 	if (io_uring_submit(&srv_ring) != 1)
 		return '5';
 	/* mode 1: a child keeps the ring open after the daemon dies */
-	if (s->mode == 1 && uzc_srv_fork_holder(s))
+	if (s->mode == 1 && uzc_srv_fork_holder(s, false))
 		return '6';
 	return 'r';
 }
@@ -2030,16 +2030,6 @@ static int sqpoll_ring_init(struct uzc_dev *d)
 	return io_uring_queue_init_params(4 * d->depth, &d->q, &p);
 }
 
-static int defer_ring_init(struct uzc_dev *d)
-{
-	struct io_uring_params p = {
-		.flags = IORING_SETUP_SINGLE_ISSUER |
-			 IORING_SETUP_DEFER_TASKRUN,
-	};
-
-	return io_uring_queue_init_params(4 * d->depth, &d->q, &p);
-}
-
 /*
  * Wait for @io while entering the queue ring: with DEFER_TASKRUN the last
  * free of a request that used the slot (an io-wq write's final put) is
@@ -2124,7 +2114,7 @@ TEST(auto_buf_reg_sqpoll_ring)
 
 TEST(auto_buf_reg_defer_taskrun_ring)
 {
-	auto_reg_on_ring(_metadata, defer_ring_init);
+	auto_reg_on_ring(_metadata, uzc_defer_ring_init);
 }
 
 /*
@@ -2135,14 +2125,29 @@ TEST(auto_buf_reg_defer_taskrun_ring)
  * (uzc_cases.h).  The same put ends a REGISTER_IO_BUF whose registration
  * fails, and the checks of __ublk_check_and_get_req().  On v4 only the
  * registration's release read the verdict; this put ended the request
- * with -EIO although recovery was to reissue it.
+ * with -EIO although recovery was to reissue it.  While the reader holds
+ * the aborted request, REGISTER_IO_BUF of it fails with -EINVAL although
+ * its count is alive.
  */
+static int register_aborted(struct uzc_dev *d, int tag)
+{
+	struct io_uring ring;
+	int ret = uzc_sparse_ring(&ring, 4);
+
+	if (ret)
+		return ret;
+	ret = buf_cmd(&ring, d->cdev_fd, UBLK_U_IO_REGISTER_IO_BUF, 0, tag, 0);
+	io_uring_queue_exit(&ring);
+	return ret;
+}
+
 TEST_F_TIMEOUT(rb, put_after_abort_reissues_request, 120)
 {
 	uzc_user_copy_put_after_abort(_metadata, UBLK_F_USER_COPY |
 				      UBLK_F_REG_IO_BUF |
 				      UBLK_F_USER_RECOVERY |
-				      UBLK_F_USER_RECOVERY_REISSUE);
+				      UBLK_F_USER_RECOVERY_REISSUE,
+				      register_aborted, -EINVAL);
 }
 
 int main(int argc, char **argv)

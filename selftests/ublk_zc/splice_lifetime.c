@@ -143,7 +143,7 @@ static char lend_write(struct uzc_srv *s, int tag, __u32 len)
 		if (io_uring_submit(ring) != 1 || !uzc_cq_quiet(ring, 50))
 			return '8';
 	}
-	if ((s->mode & LEND_FORK_HOLDER) && uzc_srv_fork_holder(s))
+	if ((s->mode & LEND_FORK_HOLDER) && uzc_srv_fork_holder(s, false))
 		return '6';
 	if (s->mode & LEND_EXIT_ON_USR1)
 		signal(SIGUSR1, exit_now);
@@ -657,18 +657,7 @@ TEST_F_TIMEOUT(srv, reissue_with_loan_outstanding, 90)
  */
 enum { PUT_BY_REMOVE, PUT_BY_UPDATE, PUT_BY_RING_EXIT };
 
-/* no fixture state: only the harness's timeout, the default is too short */
-FIXTURE(abort) {
-	int unused;
-};
-
-FIXTURE_SETUP(abort)
-{
-}
-
-FIXTURE_TEARDOWN(abort)
-{
-}
+UZC_TIMEOUT_FIXTURE(abort)
 
 static void put_after_abort(struct __test_metadata *_metadata, int how)
 {
@@ -779,13 +768,29 @@ TEST_F_TIMEOUT(abort, put_after_abort_by_ring_exit_reissues, 90)
 /*
  * And the holder that is no loan: a pread() on the char device
  * (uzc_cases.h).  regbuf's review claimed the lending series keep 6.12's
- * -EIO at that put (base fails the request there); they do not.
+ * -EIO at that put (base fails the request there); they do not.  While
+ * the reader holds the aborted request, SPLICE_FROM of it fails with
+ * -ESRCH: its count is alive, so this is the abort's check (v1 lent it).
  */
+static int lend_aborted(struct uzc_dev *d, int tag)
+{
+	struct io_uring ring;
+	int ret = uzc_sparse_ring(&ring, 4);
+
+	if (ret)
+		return ret;
+	ret = uzc_splice_from(&ring, d->cdev_fd, uzc_pos(0, tag, 0), 4096, 0,
+			      0);
+	io_uring_queue_exit(&ring);
+	return ret;
+}
+
 TEST_F_TIMEOUT(abort, user_copy_put_after_abort_reissues, 90)
 {
 	uzc_user_copy_put_after_abort(_metadata, UZC_ZC_FLAGS |
 				      UBLK_F_USER_RECOVERY |
-				      UBLK_F_USER_RECOVERY_REISSUE);
+				      UBLK_F_USER_RECOVERY_REISSUE,
+				      lend_aborted, -ESRCH);
 }
 
 /* --- lending again -------------------------------------------------------- */

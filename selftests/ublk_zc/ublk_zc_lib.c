@@ -1295,7 +1295,7 @@ int uzc_srv_start(struct uzc_srv *s, __u64 flags, unsigned int depth,
 	return 0;
 }
 
-int uzc_srv_fork_holder(struct uzc_srv *s)
+int uzc_srv_fork_holder(struct uzc_srv *s, bool keep_queue_ring)
 {
 	struct uzc_dev *d = &s->d;
 
@@ -1303,10 +1303,25 @@ int uzc_srv_fork_holder(struct uzc_srv *s)
 	if (s->holder < 0)
 		return -errno;
 	if (s->holder == 0) {
+		int fd = open("/dev/null", O_WRONLY);
+
 		munmap(d->iods, d->iods_len);
 		close(d->cdev_fd);
-		if (d->q_ready)
+		if (d->q_ready && !keep_queue_ring)
 			io_uring_queue_exit(&d->q);
+		/*
+		 * Nor the TAP output or the daemon's report: a holder the
+		 * test never learnt of (a start that failed after the fork)
+		 * must not keep the runner's pipe open, and it ends on its
+		 * own (SIGALRM) after any case's timeout.
+		 */
+		if (fd >= 0) {
+			dup2(fd, STDOUT_FILENO);
+			dup2(fd, STDERR_FILENO);
+			close(fd);
+		}
+		close(s->ready[1]);
+		alarm(UZC_HOLDER_MAX_S);
 		for (;;)
 			pause();
 	}

@@ -406,9 +406,13 @@ int uzc_srv_start(struct uzc_srv *s, __u64 flags, unsigned int depth,
  * In the daemon: fork a child that keeps the daemon's rings open, but
  * nothing of the device (its queue ring, mapped, and its char device
  * would keep the daemon's FETCHes alive), so that a ring outlives the
- * daemon.  0 or -errno.
+ * daemon; with @keep_queue_ring the queue ring too (still not the char
+ * device or its mapping): the FETCHes' ring outlives the daemon.
+ * 0 or -errno.
  */
-int uzc_srv_fork_holder(struct uzc_srv *s);
+int uzc_srv_fork_holder(struct uzc_srv *s, bool keep_queue_ring);
+/* a holder's life at most: longer than any case's timeout */
+#define UZC_HOLDER_MAX_S	300
 /* SIGKILL the daemon and reap it */
 void uzc_srv_kill(struct uzc_srv *s);
 /*

@@ -14,6 +14,66 @@
 #include <unistd.h>
 #include <sys/mman.h>
 #include "ublk_zc_lib.h"
+#include "uzc_ring.h"
+
+/*
+ * A fixture with no state, for TEST_F_TIMEOUT(): cases that need more
+ * than the harness's default timeout but nothing set up for them.
+ */
+#define UZC_TIMEOUT_FIXTURE(name)					\
+	FIXTURE(name) {							\
+		int unused;						\
+	};								\
+	FIXTURE_SETUP(name)						\
+	{								\
+	}								\
+	FIXTURE_TEARDOWN(name)						\
+	{								\
+	}
+
+/* a pread() of request @tag on @d's char device: bytes, or -errno */
+static inline ssize_t uzc_copy_req(struct uzc_dev *d, int tag, void *buf,
+				   size_t len)
+{
+	ssize_t ret = pread(d->cdev_fd, buf, len, uzc_pos(0, tag, 0));
+
+	return ret < 0 ? -errno : ret;
+}
+
+/* long enough for a block I/O to reach ublk_queue_rq() in a TCG guest */
+#define UZC_DISPATCH_MS		300
+
+/*
+ * Serve the 4096-byte WRITE @io of @data (tag 0: a queue of depth 1) whose
+ * dispatch a DEFER_TASKRUN queue ring (uzc_defer_ring_init) holds back:
+ * not copyable before the server waits on its ring (the hand-over),
+ * copyable after, byte-exact; the COMMIT completes it.  The server waits
+ * on its ring meanwhile: the last put of a loan may be task work.
+ */
+static inline void
+uzc_serve_held_write(struct __test_metadata *_metadata, struct uzc_dev *d,
+		     struct uzc_io *io, const void *data)
+{
+	char *back = uzc_xalloc(4096);
+	int i, tag;
+
+	ASSERT_NE(NULL, back);
+	usleep(UZC_DISPATCH_MS * 1000);
+	EXPECT_FALSE(uzc_io_done(io, 0));
+	EXPECT_EQ(-EINVAL, uzc_copy_req(d, 0, back, 4096))
+		TH_LOG("a request not handed over yet was copied");
+	tag = uzc_want_req(d, UBLK_IO_OP_WRITE, 4096);
+	ASSERT_EQ(0, tag);
+	EXPECT_EQ(4096, uzc_copy_req(d, tag, back, 4096));
+	EXPECT_EQ(0, uzc_cmp(data, back, 4096));
+	ASSERT_EQ(0, uzc_commit(d, tag, 4096));
+	for (i = 0; i < UZC_DEADLINE_MS / 20 && !uzc_io_done(io, 0); i++)
+		uzc_cq_quiet(&d->q, 20);
+	EXPECT_TRUE(uzc_io_done(io, 0));
+	if (io->done)
+		EXPECT_EQ(4096, uzc_io_wait(io));
+	free(back);
+}
 
 /*
  * The abort verdict at a last put that is no loan, fused command or
@@ -26,14 +86,24 @@
  * ublk_complete_rq() reads the abort's verdict at every last put (stock
  * 6.12 fails the request there).  No recovery (6.12 wants the old daemon
  * gone); deleting the device fails the requeued WRITE.
+ *
+ * While the reader holds the aborted WRITE, nothing else gets it: a
+ * second pread() fails with -EINVAL, and @use, when not NULL, tries the
+ * series' own way to the request's pages (a loan, a fused command, a
+ * registration) on another ring of the daemon and must get @want.  The
+ * request's count is alive then, so only the abort itself can refuse.
  */
+typedef int (*uzc_use_fn)(struct uzc_dev *d, int tag);
+
 static inline void
-uzc_user_copy_put_after_abort(struct __test_metadata *_metadata, __u64 flags)
+uzc_user_copy_put_after_abort(struct __test_metadata *_metadata, __u64 flags,
+			      uzc_use_fn use, int want)
 {
 	struct uzc_dev d = { .dev_id = -1 }, d2 = { .dev_id = -1 };
 	struct uzc_pread_holder r = { .d = &d };
 	pthread_t reader;
 	struct uzc_io io;
+	char back[4096];
 	int tag2, fd2, ret;
 	pid_t pid;
 	void *buf;
@@ -61,6 +131,11 @@ uzc_user_copy_put_after_abort(struct __test_metadata *_metadata, __u64 flags)
 	ASSERT_EQ(0, uzc_ring_exit_wait(&d.q, UZC_DEADLINE_MS));
 	d.q_ready = false;
 	EXPECT_FALSE(uzc_io_done(&io, 300));
+	EXPECT_EQ(-EINVAL, uzc_copy_req(&d, r.tag, back, sizeof(back)))
+		TH_LOG("an aborted request was copied");
+	if (use)
+		EXPECT_EQ(want, use(&d, r.tag))
+			TH_LOG("an aborted request was given out");
 	/* the reader finishes and puts the last reference: requeued */
 	ASSERT_EQ(0, uzc_commit(&d2, tag2,
 				uzc_iod(&d2, tag2)->nr_sectors << 9));

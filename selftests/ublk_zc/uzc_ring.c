@@ -97,3 +97,25 @@ bool uzc_cq_quiet(struct io_uring *ring, int ms)
 
 	return io_uring_wait_cqe_timeout(ring, &cqe, &ts) == -ETIME;
 }
+
+int uzc_defer_ring_init(struct uzc_dev *d)
+{
+	struct io_uring_params p = {
+		.flags = IORING_SETUP_SINGLE_ISSUER |
+			 IORING_SETUP_DEFER_TASKRUN,
+	};
+
+	return io_uring_queue_init_params(4 * d->depth, &d->q, &p);
+}
+
+int uzc_sparse_ring(struct io_uring *ring, unsigned int slots)
+{
+	int ret = io_uring_queue_init(4, ring, 0);
+
+	if (ret)
+		return ret;
+	ret = io_uring_register_buffers_sparse(ring, slots);
+	if (ret)
+		io_uring_queue_exit(ring);
+	return ret;
+}

@@ -33,6 +33,13 @@ int uzc_read_fixed(struct io_uring *ring, int fd, __u16 slot, __u64 addr,
 int uzc_want_req(struct uzc_dev *d, unsigned int op, size_t bytes);
 /* true if no CQE arrives within @ms */
 bool uzc_cq_quiet(struct io_uring *ring, int ms);
+/*
+ * uzc_queue_ring_init for a DEFER_TASKRUN | SINGLE_ISSUER queue ring: the
+ * task work of a dispatch runs only when the server waits on it
+ */
+int uzc_defer_ring_init(struct uzc_dev *d);
+/* a small ring of the caller's with a sparse table of @slots: 0 or -errno */
+int uzc_sparse_ring(struct io_uring *ring, unsigned int slots);
 
 #define UZC_UD_SPLICE	0x5000
 #define UZC_UD_REMOVE	0x6000

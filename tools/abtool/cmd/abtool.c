@@ -15,9 +15,14 @@ static const struct subcommand subcmd_compare = {
 	"compare", cmd_compare, "compare trials: tables, deltas, p-values, plots"
 };
 
+static const struct subcommand subcmd_replicate = {
+	"replicate", cmd_replicate,
+	"do the verdicts of one run hold in another (two result dirs)"
+};
+
 static const struct subcommand *const subcommands[] = {
 	&subcmd_serve, &subcmd_run, &subcmd_load, &subcmd_compare,
-	&subcmd_features, &subcmd_del,
+	&subcmd_replicate, &subcmd_features, &subcmd_del,
 };
 
 int main(int argc, char **argv)

@@ -11,6 +11,7 @@
 #include "exit_codes.h"
 #include "inputs.h"
 #include "plot.h"
+#include "replicate.h"
 #include "report.h"
 #include "results.h"
 
@@ -32,8 +33,44 @@ struct compare_args {
 	char *null_buf[REPORT_MAX_NULLS];	/* --null A,B, split at ',' */
 };
 
+/*
+ * abtool replicate shares compare's options that decide a verdict
+ * (cmd_replicate() below); the ones that shape compare's output are
+ * compare's alone.
+ */
+static bool replicate_mode;
+
+static void replicate_usage(FILE *f)
+{
+	fprintf(f,
+"usage: abtool replicate [options] RUN_A RUN_B\n"
+"Does each verdict of one run hold in another?  RUN is a result\n"
+"directory of make ab (its trials-*.jsonl) or one JSON-lines file.  Each\n"
+"run is judged on its own as abtool compare judges it; every verdict of\n"
+"RUN_A is printed beside RUN_B's, per metric, pair of configs and cell,\n"
+"with whether it replicates: the same claim (better, worse, equivalent)\n"
+"in both runs; a claim against anything else does NOT; better against\n"
+"worse is REVERSED.  Refused: two inputs of one run (the same run_id,\n"
+"files or records) or of the same workload seeds.\n"
+"\n"
+"  -m, --metrics LIST       metrics (default: iops,lat_p99_us,\n"
+"                           server_cpu_us_per_io), or \"all\"\n"
+"      --by, --configs, --baseline, --reference, --alpha, --margin,\n"
+"      --null, --steady, --allow-mixed-clock, --allow-mixed-env\n"
+"                           as abtool compare (abtool compare --help)\n"
+"  -h, --help               this text\n"
+"\n"
+"Exit status: 0 no verdict reversed (claims that do NOT replicate are\n"
+"counted, not fatal); 5 a verdict reversed; 1 a refusal or an error;\n"
+"2 usage.  See abtool(1) and docs/statistics.md, \"Replication\".\n");
+}
+
 static void usage(FILE *f)
 {
+	if (replicate_mode) {
+		replicate_usage(f);
+		return;
+	}
 	fprintf(f,
 "usage: abtool compare [options] FILE.json...\n"
 "Compare trial records (JSON lines; - is stdin), benchstat style.\n"
@@ -70,6 +107,11 @@ static void usage(FILE *f)
 "                           user_copy): their largest change over the\n"
 "                           cells is the margin where it is larger;\n"
 "                           may be given up to 8 times\n"
+"      --steady PCT         the largest within-boot spread, (max - min) /\n"
+"                           median of a boot's trials, of a baseline or\n"
+"                           reference cell whose median divides others\n"
+"                           unmarked (default 1); above it the ratios\n"
+"                           of the cell are marked \"!\" and counted\n"
 "      --ci                 text: a confidence-interval table under each\n"
 "                           table (markdown, csv, json always have them)\n"
 "      --allow-mixed-clock  compare wall and icount trials anyway\n"
@@ -88,12 +130,15 @@ static void usage(FILE *f)
 "1 - alpha/m) lies beyond +-margin (better or worse), \"=\" within it\n"
 "(equivalent), \"~\" neither (inconclusive), \"~*\" too few trials for\n"
 "that level, \"(+x%%)\" a value the same in every trial; a geomean row\n"
-"with its cell count sums up.  See abtool-compare(1).\n");
+"with its cell count sums up.  \"!\" after a ratio: its denominator (the\n"
+"baseline's or reference's median) varies by more than --steady within\n"
+"a boot.  See abtool-compare(1).\n");
 }
 
 static int usage_error(const char *fmt, const char *arg)
 {
-	fprintf(stderr, "abtool compare: ");
+	fprintf(stderr, "abtool %s: ", replicate_mode ? "replicate" :
+		"compare");
 	fprintf(stderr, fmt, arg);
 	fputc('\n', stderr);
 	usage(stderr);
@@ -182,7 +227,7 @@ static int parse_null(struct compare_args *a, const char *pair)
 	return 0;
 }
 
-static int parse_margin(const char *s, double *pct)
+static int parse_pct(const char *s, double *pct)
 {
 	char *end;
 	double v;
@@ -222,6 +267,7 @@ enum {
 	OPT_POOL,
 	OPT_MARGIN,
 	OPT_NULL,
+	OPT_STEADY,
 };
 
 static const struct option long_options[] = {
@@ -241,6 +287,7 @@ static const struct option long_options[] = {
 	{ "pool", no_argument, NULL, OPT_POOL },
 	{ "margin", required_argument, NULL, OPT_MARGIN },
 	{ "null", required_argument, NULL, OPT_NULL },
+	{ "steady", required_argument, NULL, OPT_STEADY },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -258,6 +305,18 @@ static int unknown_option(char **argv)
 	if (optopt > 0 && optopt < 256)
 		return usage_error("unknown option '%s'", opt);
 	return usage_error("unknown option '%s'", argv[optind - 1]);
+}
+
+/* replicate: two runs, and none of compare's output options */
+static int check_replicate_args(int argc, const struct compare_args *a)
+{
+	if (strcmp(a->format, "text") || a->output || a->outdir ||
+	    a->plotdir || a->pool || a->opts.show_ci)
+		return usage_error("%s", "-f, -o, --outdir, --plot, --ci and "
+				   "--pool are abtool compare's");
+	if (argc - optind != 2)
+		return usage_error("%s", "wants two runs: RUN_A RUN_B");
+	return -1;
 }
 
 /* Returns -1 to go on, else the exit status. */
@@ -321,8 +380,14 @@ static int parse_args(int argc, char **argv, struct compare_args *a)
 			a->pool = true;
 			break;
 		case OPT_MARGIN:
-			if (parse_margin(optarg, &a->opts.margin_pct))
+			if (parse_pct(optarg, &a->opts.margin_pct))
 				return usage_error("--margin wants a percentage "
+						   "in [0, 100), not '%s'",
+						   optarg);
+			break;
+		case OPT_STEADY:
+			if (parse_pct(optarg, &a->opts.steady_pct))
+				return usage_error("--steady wants a percentage "
 						   "in [0, 100), not '%s'",
 						   optarg);
 			break;
@@ -347,6 +412,8 @@ static int parse_args(int argc, char **argv, struct compare_args *a)
 			return unknown_option(argv);
 		}
 	}
+	if (replicate_mode)
+		return check_replicate_args(argc, a);
 	if (optind >= argc)
 		return usage_error("%s", "no input files");
 	return -1;
@@ -469,7 +536,7 @@ static char *command_line(int argc, char **argv)
 	return buf;
 }
 
-int cmd_compare(int argc, char **argv)
+static int compare_main(int argc, char **argv)
 {
 	struct compare_args a = { .format = "text" };
 	struct report *r = NULL;
@@ -484,6 +551,11 @@ int cmd_compare(int argc, char **argv)
 		goto out;
 	a.command = command_line(argc, argv);
 	a.opts.command = a.command;
+	if (replicate_mode) {
+		ret = replicate_main(argv[optind], argv[optind + 1], &a.opts,
+				     a.command);
+		goto out;
+	}
 	ret = read_inputs(argc, argv, &a, &set);
 	if (ret)
 		goto out;
@@ -504,4 +576,16 @@ out:
 	for (size_t k = 0; k < REPORT_MAX_NULLS; k++)
 		free(a.null_buf[k]);
 	return ret;
+}
+
+int cmd_compare(int argc, char **argv)
+{
+	replicate_mode = false;
+	return compare_main(argc, argv);
+}
+
+int cmd_replicate(int argc, char **argv)
+{
+	replicate_mode = true;
+	return compare_main(argc, argv);
 }

@@ -8,5 +8,12 @@
  * status: 0, 1 on a run-time error, 2 on a usage error.
  */
 int cmd_compare(int argc, char **argv);
+/*
+ * abtool replicate [options] RUN_A RUN_B: each verdict of one run beside
+ * the other's (replicate.h); compare's options that decide a verdict.
+ * Returns 0, 5 when a verdict reverses, 1 on a refusal or error, 2 on
+ * a usage error.
+ */
+int cmd_replicate(int argc, char **argv);
 
 #endif

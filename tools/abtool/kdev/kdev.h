@@ -23,13 +23,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct loop_config;
+
 #define KDEV_MAX_BACKINGS	8
 #define KDEV_NAME_MAX		64
 
 struct kdev_config {
 	const char *backing[KDEV_MAX_BACKINGS];
 	unsigned int nr_backing;
-	uint64_t size;		/* null: the device's bytes (whole MiB) */
+	uint64_t size;		/* null_blk's bytes (whole MiB); loop's limit */
 	unsigned int depth;	/* null: the hardware queue depth */
 	uint32_t max_io_bytes;	/* null: largest request, the ublk device's */
 	uint32_t chunk;		/* stripe: bytes per chunk; 0: 64K */
@@ -76,13 +78,21 @@ int kdev_write_attr(const char *dir, const char *name, const char *val);
 /* Wait up to 2 s for block device node @dev; 0 or -ENOENT. */
 int kdev_wait_node(const char *dev);
 /*
- * A loop device with direct I/O over @backing (a file or a block
- * device), 512-byte blocks; its number in *nr and its open fd in *fd.
- * Fails when the kernel would not do direct I/O on it: a buffered loop
- * is not the baseline asked for.
+ * What LOOP_CONFIGURE is told: direct I/O, 512-byte blocks, and at most
+ * @size bytes of the backing (0: all of it).  The limit keeps the loop
+ * on the bytes abtool filled and the ublk rows use: a whole ram disk
+ * (1 GiB) is mostly pages brd has yet to allocate, and the row would
+ * speed up trial by trial as writes allocate them.
  */
-int kdev_loop_attach(const char *backing, int *nr, int *fd, char *err,
-		     size_t errlen);
+void kdev_loop_config(struct loop_config *lc, int backing_fd, uint64_t size);
+/*
+ * A loop device with direct I/O over the first @size bytes of @backing
+ * (a file or a block device; 0: all of it); its number in *nr and its
+ * open fd in *fd.  Fails when the kernel would not do direct I/O on it:
+ * a buffered loop is not the baseline asked for.
+ */
+int kdev_loop_attach(const char *backing, uint64_t size, int *nr, int *fd,
+		     char *err, size_t errlen);
 void kdev_loop_detach(int nr, int fd);
 
 #endif

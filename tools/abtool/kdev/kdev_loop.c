@@ -7,7 +7,7 @@
 static int loop_create(struct kdev *d, const struct kdev_config *c,
 		       char *err, size_t errlen)
 {
-	int ret = kdev_loop_attach(c->backing[0], &d->loop_nr[0],
+	int ret = kdev_loop_attach(c->backing[0], c->size, &d->loop_nr[0],
 				   &d->loop_fd[0], err, errlen);
 
 	d->nr_loops = 1;

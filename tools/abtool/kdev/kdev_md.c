@@ -119,7 +119,8 @@ static int md_leg(struct kdev *d, const char *backing, char *dev, size_t len,
 		snprintf(dev, len, "%s", backing);
 		return 0;
 	}
-	ret = kdev_loop_attach(backing, &d->loop_nr[d->nr_loops],
+	/* a file of the legs' size: all of it */
+	ret = kdev_loop_attach(backing, 0, &d->loop_nr[d->nr_loops],
 			       &d->loop_fd[d->nr_loops], err, errlen);
 	d->nr_loops++;
 	if (ret)

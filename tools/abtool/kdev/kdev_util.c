@@ -60,8 +60,17 @@ static int loop_dio_on(int nr)
 	return n > 0 && buf[0] == '1';
 }
 
-int kdev_loop_attach(const char *backing, int *nr, int *fd, char *err,
-		     size_t errlen)
+void kdev_loop_config(struct loop_config *lc, int backing_fd, uint64_t size)
+{
+	memset(lc, 0, sizeof(*lc));
+	lc->fd = backing_fd;
+	lc->block_size = 512;	/* ublk devices have 512-byte sectors too */
+	lc->info.lo_flags = LO_FLAGS_DIRECT_IO;
+	lc->info.lo_sizelimit = size;
+}
+
+int kdev_loop_attach(const char *backing, uint64_t size, int *nr, int *fd,
+		     char *err, size_t errlen)
 {
 	struct loop_config lc;
 	char dev[32];
@@ -102,10 +111,7 @@ int kdev_loop_attach(const char *backing, int *nr, int *fd, char *err,
 		snprintf(err, errlen, "cannot open %s: %s", dev, strerror(-ret));
 		return ret;
 	}
-	memset(&lc, 0, sizeof(lc));
-	lc.fd = bfd;
-	lc.block_size = 512;	/* ublk devices have 512-byte sectors too */
-	lc.info.lo_flags = LO_FLAGS_DIRECT_IO;
+	kdev_loop_config(&lc, bfd, size);
 	ret = ioctl(*fd, LOOP_CONFIGURE, &lc) ? -errno : 0;
 	close(bfd);
 	if (ret) {

@@ -290,6 +290,13 @@ static int parse_record(struct json_object *obj, struct trial *t,
 	    get_index(obj, "trial", &t->trial, err, errlen) ||
 	    get_index(obj, "cpus", &t->cpus, err, errlen))
 		return -EINVAL;
+	if (member(obj, "seed")) {
+		/* exact in a double: every JSON reader gets the same seed */
+		if (get_uint(obj, "", "seed", 1ULL << 53, &t->seed, err,
+			     errlen))
+			return -EINVAL;
+		t->has_seed = true;
+	}
 	v = member(obj, "cell");
 	if (v && parse_cell(v, &t->cell, err, errlen))
 		return -EINVAL;
@@ -498,6 +505,9 @@ struct json_object *results_trial_to_json(const struct trial *t)
 	if (t->cpus > 0)
 		json_object_object_add(obj, "cpus",
 				       json_object_new_int(t->cpus));
+	if (t->has_seed)
+		json_object_object_add(obj, "seed",
+				       json_object_new_int64((int64_t)t->seed));
 	json_object_object_add(obj, "cell", cell_to_json(&t->cell));
 	for (i = 0; i < t->nr_metrics; i++)
 		json_object_object_add(metrics, t->metrics[i].name,

@@ -6,7 +6,7 @@
  *   {"schema":"abtool-trial-1","variant":"base","kernel":"6.12.118",
  *    "flavor":"perf","path":"copy","clock":"icount","accel":"tcg",
  *    "host":"h","date":"2026-12-03T10:00:00Z","boot":0,"trial":0,"cpus":1,
- *    "run_id":"20261206-053715","series_commit":"b1d5c6d...",
+ *    "run_id":"20261206-053715","series_commit":"b1d5c6d...","seed":1,
  *    "cell":{"target":"null","legs":1,"rw":"randread","bs":4096,
  *            "iodepth":16,"jobs":1},
  *    (an in-kernel row: "path":"kernel","driver":"md-raid1"; a cell on
@@ -20,7 +20,10 @@
  * every boot and variant of it) and "series_commit" the commit of the
  * series the kernels were built from, so that `abtool compare` can tell
  * trials of different runs apart whatever files they come in; records
- * from before them have neither.  A cell a config cannot express (an external server
+ * from before them have neither.  "seed" is the workload's seed of the
+ * trial (the same on every config of one boot and trial), so that two
+ * runs can be shown to differ in it; records from before 2026-12-07
+ * have none.  A cell a config cannot express (an external server
  * without the target) is a record with "skipped":"why" and no metrics,
  * so that a run's every config still has a record per cell.  Unknown
  * top-level keys are ignored so newer writers stay readable.
@@ -70,6 +73,8 @@ struct trial {
 	int trial;			/* -1: absent */
 	int cpus;			/* online CPUs (a guest's vCPUs) it
 					 * ran on; 0: not recorded */
+	bool has_seed;			/* false: not recorded (before it) */
+	uint64_t seed;			/* the workload's seed */
 	struct trial_cell cell;
 	struct trial_metric *metrics;	/* in file order; owned */
 	size_t nr_metrics;

@@ -227,6 +227,8 @@ static void fit(struct forest *fo)
 	for (i = 0; i < fo->r->nr_cells; i++)
 		if (strlen(fo->r->cells[i].label) > fo->label_chars)
 			fo->label_chars = strlen(fo->r->cells[i].label);
+	if (fo->m->unsteady_cells)	/* " !" after an unsteady cell */
+		fo->label_chars += 2;
 }
 
 /* An end of a bar on the axis: beyond it, at its end (gnuplot clips). */
@@ -318,7 +320,9 @@ static void figure_text(const struct page *pg, struct figure_text *t)
 		 mi->higher_is_better ? "higher" : "lower",
 		 fo->fraction ? "as a fraction of" : "vs", base, pages);
 	snprintf(t->line[1], sizeof(t->line[1]), "point: the ratio of the "
-		 "medians; bar: its interval (geomean: 95%% bootstrap)");
+		 "medians; bar: its interval (geomean: 95%% bootstrap)%s",
+		 fo->m->unsteady_cells ? "; " REPORT_UNSTEADY_MARK ": the "
+		 "denominator varies by more than --steady within a boot" : "");
 	snprintf(t->line[2], sizeof(t->line[2]), "shaded: the margin %s",
 		 margin);
 	if (fo->fraction)
@@ -481,7 +485,14 @@ static void put_ytics(FILE *f, const struct page *pg, bool labels)
 	}
 	fputs("\tset ytics (", f);
 	for (i = pg->cell_lo; i < pg->cell_hi; i++) {
-		plot_put_quoted(f, pg->fo->r->cells[i].label, false);
+		char label[300];
+
+		/* an unsteady denominator, as every format marks it */
+		snprintf(label, sizeof(label), "%s%s",
+			 pg->fo->r->cells[i].label,
+			 report_unsteady(pg->fo->r, pg->fo->m, i) ?
+			 " " REPORT_UNSTEADY_MARK : "");
+		plot_put_quoted(f, label, false);
 		fprintf(f, " %zu, ", rows - (i - pg->cell_lo));
 	}
 	fputs("\"geomean\" 0)\n", f);

@@ -37,6 +37,7 @@ void report_opts_init(struct report_opts *opts)
 	opts->by = REPORT_BY_VARIANT_PATH;
 	opts->alpha = REPORT_ALPHA;
 	opts->margin_pct = REPORT_MARGIN_PCT;
+	opts->steady_pct = REPORT_STEADY_PCT;
 }
 
 int report_parse_by(const char *s, enum report_by *by)
@@ -102,6 +103,19 @@ static void strlist_free(struct strlist *l)
 	free(l->v);
 	l->v = NULL;
 	l->nr = 0;
+}
+
+bool report_column_pools(const struct report *r, bool commits)
+{
+	size_t c;
+
+	for (c = 0; c < r->nr_columns; c++) {
+		const struct report_env *e = &r->columns[c].env;
+
+		if ((commits ? e->commits.nr : e->runs.nr) > 1)
+			return true;
+	}
+	return false;
 }
 
 void report_join(const struct strlist *l, const char *sep,
@@ -478,6 +492,54 @@ void report_fmt_margin(const struct report *r, const struct report_metric *m,
 			 m->null_cells, m->null_pct);
 }
 
+void report_put_wrapped(FILE *out, const char *fmt, ...)
+{
+	char buf[2048], *p = buf;
+	size_t width = REPORT_TEXT_WIDTH, brk;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	while (strlen(p) > width) {
+		for (brk = width; brk > 0 && p[brk] != ' '; brk--)
+			;
+		if (!brk)
+			brk = width;
+		fprintf(out, "%.*s\n    ", (int)brk, p);
+		p += brk;
+		while (*p == ' ')
+			p++;
+		width = REPORT_TEXT_WIDTH - 4;
+	}
+	fprintf(out, "%s\n", p);
+}
+
+/*
+ * The command, broken at spaces with shell continuations, so it can be
+ * pasted back from a 72-column cover letter and still run.
+ */
+void report_put_command(FILE *out, const char *cmd)
+{
+	size_t width = REPORT_TEXT_WIDTH - 2, len = strlen(cmd), brk;
+	const char *lead = "";
+
+	while (len > width) {
+		for (brk = width; brk > 0 && cmd[brk] != ' '; brk--)
+			;
+		if (!brk)	/* one word longer than a line: let it be */
+			brk = strcspn(cmd, " ");
+		if (brk >= len)
+			break;
+		fprintf(out, "%s%.*s \\\n", lead, (int)brk, cmd);
+		cmd += brk + 1;
+		len -= brk + 1;
+		lead = "    ";
+		width = REPORT_TEXT_WIDTH - 2 - 4;
+	}
+	fprintf(out, "%s%s\n", lead, cmd);
+}
+
 /* ---- building ---- */
 
 /* Where each trial lands in the grid. */
@@ -849,19 +911,28 @@ static int fill_entry(const struct trial_set *set,
 		      const struct placement *where, const char *metric,
 		      size_t cell, size_t column, struct report_entry *e)
 {
+	const struct trial **trials;
 	size_t k, n = 0;
 	double v;
 
 	for (k = 0; k < set->nr; k++)
 		n += entry_has(set, where, k, metric, cell, column, &v);
 	e->values = malloc((n ? n : 1) * sizeof(*e->values));
-	if (!e->values)
+	trials = malloc((n ? n : 1) * sizeof(*trials));
+	if (!e->values || !trials) {
+		free(trials);
 		return -ENOMEM;
-	for (n = 0, k = 0; k < set->nr; k++)
-		if (entry_has(set, where, k, metric, cell, column, &v))
-			e->values[n++] = v;
+	}
+	for (n = 0, k = 0; k < set->nr; k++) {
+		if (!entry_has(set, where, k, metric, cell, column, &v))
+			continue;
+		trials[n] = &set->trials[k];
+		e->values[n++] = v;
+	}
 	stats_summarize(e->values, n, &e->sum);
 	e->spread_pct = stats_spread_pct(&e->sum);
+	e->boot_spread_pct = report_boot_spread(trials, e->values, n);
+	free(trials);
 	e->delta_pct = e->q = e->hl.level = NAN;
 	e->shift_pct = e->ci_lo_pct = e->ci_hi_pct = NAN;
 	e->verdict = n ? REPORT_BASELINE : REPORT_NO_DATA;
@@ -915,6 +986,7 @@ static int build_metric(struct report *r, const struct trial_set *set,
 				       &m->entries[i * nc + c]))
 				return -ENOMEM;
 	set_margin(r, all, m);
+	report_steady_metric(r, m);
 	ret = report_judge_metric(r, m);
 	if (!ret)
 		ret = report_geomeans(r, m);
@@ -1133,6 +1205,7 @@ static int build(const struct trial_set *set, const struct trial_set *all,
 	r->alpha = opts->alpha;
 	r->show_ci = opts->show_ci;
 	r->margin_pct = opts->margin_pct;
+	r->steady_pct = opts->steady_pct;
 	r->nr_nulls = opts->nr_nulls;
 	for (i = 0; i < opts->nr_nulls; i++) {
 		r->null_a[i] = opts->null_a[i];

@@ -57,6 +57,13 @@
 #define REPORT_MIN_N		3	/* per side, for any verdict */
 #define REPORT_MAX_NULLS	8	/* --null pairs */
 #define REPORT_TEXT_WIDTH	72	/* cover-letter width */
+/*
+ * The largest within-boot spread, (max - min) / median of one boot's
+ * trials in %, of a baseline or reference cell whose median divides
+ * other configs' without a mark (issue 34, item 7; report_steady.c).
+ */
+#define REPORT_STEADY_PCT	1.0
+#define REPORT_UNSTEADY_MARK	"!"	/* a ratio over an unsteady cell */
 
 enum report_by {
 	REPORT_BY_VARIANT_PATH,	/* "base/copy" */
@@ -95,6 +102,7 @@ struct report_opts {
 	size_t nr_nulls;
 	/* where --outdir and --plot wrote, for the summary to say; NULL */
 	const char *outdir, *plotdir;
+	double steady_pct;		/* --steady: REPORT_STEADY_PCT */
 };
 
 #define REPORT_REF_PATH		"kernel"	/* abtool run's in-kernel rows */
@@ -150,6 +158,11 @@ struct report_entry {
 	double *values;		/* the trials' values, in input order */
 	struct stats_summary sum;
 	double spread_pct;	/* NaN: no data, or median 0 with IQR > 0 */
+	/*
+	 * The largest over its boots of (max - min) / |median| of a boot's
+	 * values, %; NaN when no boot has two (report_steady.c)
+	 */
+	double boot_spread_pct;
 	enum report_verdict verdict;
 	double delta_pct;	/* vs baseline median; NaN if not compared */
 	struct stats_mwu mwu;	/* valid when tested */
@@ -174,6 +187,8 @@ struct report_pair {
 	double geomean_pct, geomean_lo_pct, geomean_hi_pct;
 	size_t geomean_cells;	/* cells in it */
 	const char *geomean_why;	/* why NaN: static text, or NULL */
+	/* of geomean_cells, those where the baseline is unsteady */
+	size_t unsteady_cells;
 };
 
 struct report_metric {
@@ -187,6 +202,11 @@ struct report_metric {
 	size_t null_pair;		/* which --null gave it */
 	size_t null_cells;		/* over how many cells */
 	struct report_pair *pairs;	/* per column; [0] unused */
+	/*
+	 * Cells where column 0's within-boot spread exceeds steady_pct
+	 * (its ratios are marked), and where it is not known
+	 */
+	size_t unsteady_cells, unknown_spread_cells;
 };
 
 struct report {
@@ -226,6 +246,7 @@ struct report {
 	const char *null_a[REPORT_MAX_NULLS], *null_b[REPORT_MAX_NULLS];
 	size_t nr_nulls;		/* --null: strings owned by the opts */
 	const char *outdir, *plotdir;	/* owned by the opts; NULL */
+	double steady_pct;		/* --steady */
 };
 
 /* Bootstrap of the geomean: replicates and the fixed seed (documented). */
@@ -318,6 +339,12 @@ void report_column_letter(size_t i, char *buf, size_t len);
 ssize_t report_strlist_add(struct strlist *l, const char *s);
 bool report_cell_equal(const struct trial_cell *a, const struct trial_cell *b);
 /* "a, b, c" into @buf */
+/*
+ * Whether some column pools the trials of several runs (@commits: of
+ * several series commits), which only --pool lets through; columns of
+ * different runs or commits side by side pool nothing.
+ */
+bool report_column_pools(const struct report *r, bool commits);
 void report_join(const struct strlist *l, const char *sep,
 		 char *buf, size_t len);
 /* "8" or "8..10" */
@@ -367,6 +394,47 @@ void report_fmt_level(double level, char *buf, size_t len);
 /* The largest family of a table (its widest intervals), 0: none */
 size_t report_max_family(const struct report *r,
 			 const struct report_metric *m);
+/*
+ * report_steady.c: is a denominator steady (issue 34, item 7)?  The
+ * within-boot spread of the values of @trials (parallel to @values):
+ * the largest over the boots (variant, boot id) with two or more values
+ * of (max - min) / |median| in %; INFINITY for a median of 0; NaN when
+ * no boot has two values.
+ */
+double report_boot_spread(const struct trial *const *trials,
+			  const double *values, size_t n);
+/* Column 0's within-boot spread in @cell exceeds r->steady_pct. */
+bool report_unsteady(const struct report *r, const struct report_metric *m,
+		     size_t cell);
+/* m->unsteady_cells and unknown_spread_cells, from column 0 */
+void report_steady_metric(const struct report *r, struct report_metric *m);
+/*
+ * Append REPORT_UNSTEADY_MARK to the ratio in @buf when @unsteady (not
+ * to "" or "-": no ratio, nothing to mark)
+ */
+void report_mark_unsteady(char *buf, size_t len, bool unsteady);
+/* "12.7%", "1.04%", "-" for NaN */
+void report_fmt_boot_spread(double pct, char *buf, size_t len);
+/*
+ * The footnote under a table of metric @m of @r, whose denominator
+ * (column 0 of @r) is column @c of @main (@r itself, or @main->ref): in
+ * how many cells it is unsteady, which, by how much, and where that is
+ * not known; malloc'd, NULL when there is nothing to say (or no memory).
+ */
+char *report_unsteady_note(const struct report *main, size_t c,
+			   const struct report *r,
+			   const struct report_metric *m);
+/*
+ * printf to @out, broken at spaces so that no line is wider than
+ * REPORT_TEXT_WIDTH (continuation lines indented by 4)
+ */
+void report_put_wrapped(FILE *out, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/*
+ * @cmd, broken at spaces with shell continuations (" \\"), so that it
+ * can be pasted back from a 72-column cover letter and still run
+ */
+void report_put_command(FILE *out, const char *cmd);
 /* mkdir -p */
 int report_mkdir_p(const char *dir);
 

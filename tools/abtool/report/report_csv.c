@@ -26,6 +26,8 @@ static const char *const columns[] = {
 	"ref_q_value", "ref_ci_lo", "ref_ci_hi", "backing",
 	"margin_pct", "family", "family_level", "geomean_cells",
 	"geomean_ci_lo_pct", "geomean_ci_hi_pct",
+	"boot_spread_pct", "baseline_unsteady", "ref_unsteady", "steady_pct",
+	"geomean_unsteady_cells", "ref_geomean_unsteady_cells",
 };
 
 /* Quote when needed, doubling quotes. */
@@ -156,6 +158,36 @@ static void put_ref(FILE *out, const struct report *r, size_t k, size_t i,
 	put_num(out, hi);
 }
 
+/*
+ * Is the denominator steady (report_steady.c)?  A cell row: the entry's
+ * own within-boot spread, whether the baseline's and the reference's
+ * exceed steady_pct in this cell; a geomean row (@i == nr_cells): how
+ * many of the geomean's cells are so.
+ */
+static void put_steady(FILE *out, const struct report *r, size_t k,
+		       size_t i, size_t c)
+{
+	const struct report_metric *m = &r->metrics[k];
+	const struct report_metric *rm = r->ref ? &r->ref->metrics[k] : NULL;
+
+	if (i < r->nr_cells) {
+		put_num(out, report_entry(r, m, i, c)->boot_spread_pct);
+		put_field(out, report_unsteady(r, m, i) ? "1" : "0", false);
+		put_field(out, !rm ? "" : report_unsteady(r->ref, rm, i) ?
+			  "1" : "0", false);
+		put_num(out, r->steady_pct);
+		put_empty(out, 0, 2);
+		return;
+	}
+	put_empty(out, 0, 3);
+	put_num(out, r->steady_pct);
+	put_uint(out, m->pairs[c].unsteady_cells);
+	if (rm && c != r->ref_column)
+		put_uint(out, rm->pairs[r->ref_map[c]].unsteady_cells);
+	else
+		put_field(out, "", false);
+}
+
 /* The margin, and column @c's family size and interval level. */
 static void put_family(FILE *out, const struct report_metric *m, size_t c)
 {
@@ -200,6 +232,7 @@ static void put_row(FILE *out, const struct report *r,
 	put_field(out, k->backing, false);
 	put_family(out, m, c);
 	put_empty(out, 0, 3);		/* geomean_* */
+	put_steady(out, r, (size_t)(m - r->metrics), i, c);
 	fputs("\n", out);
 }
 
@@ -234,6 +267,7 @@ static void put_geomean_row(FILE *out, const struct report *r,
 	put_uint(out, m->pairs[c].geomean_cells);
 	put_num(out, m->pairs[c].geomean_lo_pct);
 	put_num(out, m->pairs[c].geomean_hi_pct);
+	put_steady(out, r, (size_t)(m - r->metrics), r->nr_cells, c);
 	fputs("\n", out);
 }
 

@@ -30,6 +30,7 @@ static int geomean_pair(const struct report *r, const struct report_metric *m,
 
 	p->geomean_pct = p->geomean_lo_pct = p->geomean_hi_pct = NAN;
 	p->geomean_why = NULL;
+	p->unsteady_cells = 0;
 	for (i = 0; i < r->nr_cells; i++) {
 		const struct report_entry *b = &m->entries[i * nc];
 		const struct report_entry *e = &m->entries[i * nc + c];
@@ -41,6 +42,7 @@ static int geomean_pair(const struct report *r, const struct report_metric *m,
 			p->geomean_why = "a median is 0";
 		else
 			logs += log(ratio);
+		p->unsteady_cells += report_unsteady(r, m, i);
 		cells[n].x = b->values;
 		cells[n].nx = b->sum.n;
 		cells[n].y = e->values;

@@ -93,6 +93,14 @@ static struct json_object *header_json(const struct report *r)
 		"the family's level is out of reach; value: every trial the "
 		"same on both sides, not tested"));
 	json_object_object_add(o, "margin_pct", num(r->margin_pct));
+	json_object_object_add(o, "steady_pct", num(r->steady_pct));
+	json_object_object_add(o, "steady", str(
+		"boot_spread_pct: the largest over an entry's boots of (max - "
+		"min) / median of the boot's trials, percent; a cell where the "
+		"baseline's (reference's) exceeds steady_pct is "
+		"baseline_unsteady (reference_unsteady): its ratios rest on an "
+		"unsteady median; unsteady_cells: how many of a geomean's "
+		"cells are so"));
 	json_object_object_add(o, "geomean_bootstrap", str(
 		"percentile interval at 1 - alpha, each cell's trials "
 		"resampled, splitmix64 seed " "1" ", 2000 replicates"));
@@ -224,6 +232,9 @@ static struct json_object *ref_json(const struct report *r, size_t k,
 	json_object_object_add(o, "ci_hi", num(hi));
 	json_object_object_add(o, "ci_level",
 			       compared ? num(e->hl.level) : NULL);
+	json_object_object_add(o, "reference_unsteady",
+			       json_object_new_boolean(report_unsteady(
+				       r->ref, &r->ref->metrics[k], i)));
 	return o;
 }
 
@@ -244,6 +255,8 @@ static struct json_object *entry_json(const struct report *r,
 	json_object_object_add(o, "max", num(e->sum.max));
 	json_object_object_add(o, "mean", num(e->sum.mean));
 	json_object_object_add(o, "spread_pct", num(e->spread_pct));
+	json_object_object_add(o, "boot_spread_pct",
+			       num(e->boot_spread_pct));
 	add_test(o, e);
 	json_object_object_add(o, "verdict",
 			       str(report_verdict_name(e->verdict)));
@@ -280,13 +293,15 @@ static void add_pair(struct json_object *o, const struct report_pair *p,
 	json_object_object_add(o, "ci_hi", num(shift + p->geomean_hi_pct /
 					       scale));
 	json_object_object_add(o, "cells", count(p->geomean_cells));
+	json_object_object_add(o, "unsteady_cells", count(p->unsteady_cells));
 	json_object_object_add(o, "why_none", p->geomean_why ?
 			       str(p->geomean_why) : NULL);
 }
 
 /*
  * Per non-baseline config: its pair with the baseline (and, with a
- * reference, with the reference) as a whole.
+ * reference, with the reference) as a whole; the baseline too when there
+ * is a reference, with its pair with the reference only.
  */
 static struct json_object *geomean_json(const struct report *r,
 					const struct report_metric *m)
@@ -294,10 +309,14 @@ static struct json_object *geomean_json(const struct report *r,
 	struct json_object *a = json_object_new_array(), *o, *ref;
 	size_t c;
 
-	for (c = 1; c < r->nr_columns; c++) {
+	for (c = 0; c < r->nr_columns; c++) {
+		/* A has no pair with itself, only one with the reference */
+		if (!c && (!r->ref || !r->ref_column))
+			continue;
 		o = json_object_new_object();
 		json_object_object_add(o, "config", str(r->columns[c].label));
-		add_pair(o, &m->pairs[c], false);
+		if (c)
+			add_pair(o, &m->pairs[c], false);
 		if (r->ref) {
 			size_t k = (size_t)(m - r->metrics);
 
@@ -338,6 +357,9 @@ static struct json_object *metric_json(const struct report *r,
 		row = json_object_new_object();
 		entries = json_object_new_array();
 		json_object_object_add(row, "cell", str(r->cells[i].label));
+		json_object_object_add(row, "baseline_unsteady",
+				       json_object_new_boolean(
+					       report_unsteady(r, m, i)));
 		for (c = 0; c < r->nr_columns; c++) {
 			en = entry_json(r, report_entry(r, m, i, c), c);
 			json_object_object_add(en, "vs_reference",
@@ -350,6 +372,9 @@ static struct json_object *metric_json(const struct report *r,
 	}
 	json_object_object_add(o, "rows", rows);
 	json_object_object_add(o, "margin_pct", num(m->margin_pct));
+	json_object_object_add(o, "unsteady_cells", count(m->unsteady_cells));
+	json_object_object_add(o, "unknown_spread_cells",
+			       count(m->unknown_spread_cells));
 	json_object_object_add(o, "null_pct", num(m->null_pct));
 	if (isnan(m->null_pct)) {
 		json_object_object_add(o, "null_pair", NULL);

@@ -133,6 +133,13 @@ static void put_entry(FILE *out, const struct report_entry *e)
 	fprintf(out, " | %s ± %s, n=%zu", val, spr, e->sum.n);
 }
 
+/* After a ratio whose denominator is unsteady: the mark. */
+static void put_mark(FILE *out, const struct report_entry *e, bool unsteady)
+{
+	if (unsteady && e->verdict != REPORT_NO_DATA)
+		fputs(" " REPORT_UNSTEADY_MARK, out);
+}
+
 static void put_verdict(FILE *out, const struct report_entry *e)
 {
 	char delta[32], pct[32];
@@ -192,6 +199,12 @@ static void fmt_geomean(const struct report_pair *p, bool fraction,
 		snprintf(buf, len, "%+.1f%% (%+.1f..%+.1f%%), %zu cells",
 			 p->geomean_pct, p->geomean_lo_pct, p->geomean_hi_pct,
 			 p->geomean_cells);
+	if (p->unsteady_cells && !isnan(p->geomean_pct)) {
+		size_t used = strlen(buf);
+
+		snprintf(buf + used, len - used, ", %zu of them %s",
+			 p->unsteady_cells, REPORT_UNSTEADY_MARK);
+	}
 }
 
 static void put_geomean_row(FILE *out, const struct report *r,
@@ -275,6 +288,24 @@ static void put_n_too_small(FILE *out, const struct report *r,
 		"config.\n", r->alpha, f, report_min_trials(r->alpha, f));
 }
 
+/*
+ * The footnote of a table whose denominator, column @c of @r (column 0
+ * of @rr, whose metric @m is), is unsteady or not known to be steady.
+ */
+static void put_unsteady(FILE *out, const struct report *r, size_t c,
+			 const struct report *rr,
+			 const struct report_metric *m)
+{
+	char *note = report_unsteady_note(r, c, rr, m);
+
+	if (!note)
+		return;
+	fputs("\n", out);
+	put_md(out, note);
+	fputs(".\n", out);
+	free(note);
+}
+
 static void put_table(FILE *out, const struct report *r,
 		      const struct report_metric *m)
 {
@@ -308,6 +339,8 @@ static void put_table(FILE *out, const struct report *r,
 			put_entry(out, report_entry(r, m, i, c));
 			if (c) {
 				put_verdict(out, report_entry(r, m, i, c));
+				put_mark(out, report_entry(r, m, i, c),
+					 report_unsteady(r, m, i));
 				put_ci(out, report_entry(r, m, i, c));
 			}
 		}
@@ -323,6 +356,7 @@ static void put_table(FILE *out, const struct report *r,
 		put_main_counts(out, r, m);
 	if (m->any_n_too_small)
 		put_n_too_small(out, r, m);
+	put_unsteady(out, r, 0, r, m);
 }
 
 /* A fraction and its CI as fractions: "0.412 (0.398..0.431)" */
@@ -434,9 +468,12 @@ static void put_fraction_table(FILE *out, const struct report *r, size_t k)
 		put_md(out, r->cells[i].label);
 		put_entry(out, ref);
 		for (c = 0; c < r->nr_columns; c++)
-			if (c != r->ref_column)
+			if (c != r->ref_column) {
 				put_fraction(out, report_ref_entry(r, k, i, c),
 					     ref->sum.median);
+				put_mark(out, report_ref_entry(r, k, i, c),
+					 report_unsteady(r->ref, m, i));
+			}
 		fputs(" |\n", out);
 	}
 	fputs("| *geomean* |", out);
@@ -461,6 +498,7 @@ static void put_fraction_table(FILE *out, const struct report *r, size_t k)
 	put_fraction_counts(out, r, k);
 	if (m->any_n_too_small)
 		put_n_too_small(out, r->ref, m);
+	put_unsteady(out, r, r->ref_column, r->ref, m);
 }
 
 static int md_emit(FILE *out, const struct report *r)

@@ -29,30 +29,6 @@ static int imax(int a, int b)
 	return a > b ? a : b;
 }
 
-/* Print, breaking at spaces so no line exceeds W (continuations +4). */
-static void put_wrapped(FILE *out, const char *fmt, ...)
-{
-	char buf[2048], *p = buf;
-	size_t width = W, brk;
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	while (strlen(p) > width) {
-		for (brk = width; brk > 0 && p[brk] != ' '; brk--)
-			;
-		if (!brk)
-			brk = width;
-		fprintf(out, "%.*s\n    ", (int)brk, p);
-		p += brk;
-		while (*p == ' ')
-			p++;
-		width = W - 4;
-	}
-	fprintf(out, "%s\n", p);
-}
-
 /* A line being built of padded fields. */
 struct line {
 	char s[1024];
@@ -108,12 +84,27 @@ struct side {
 	bool fraction;
 };
 
+/*
+ * The count columns: verdicts, then (REPORT_NR_VERDICTS) the geomean's
+ * cells whose denominator is unsteady (report_steady.c), shown where
+ * there are any.
+ */
 static const enum report_verdict shown_verdicts[] = {
 	REPORT_BETTER, REPORT_WORSE, REPORT_EQUIVALENT, REPORT_INCONCLUSIVE,
-	REPORT_N_TOO_SMALL, REPORT_VALUE,
+	REPORT_N_TOO_SMALL, REPORT_VALUE, REPORT_NR_VERDICTS,
 };
-static const char *const verdict_heads[] = { "+", "-", "=", "~", "~*", "v" };
+static const char *const verdict_heads[] = {
+	"+", "-", "=", "~", "~*", "v", REPORT_UNSTEADY_MARK,
+};
 #define NR_SHOWN	(sizeof(shown_verdicts) / sizeof(shown_verdicts[0]))
+#define UNSTEADY_COL	(NR_SHOWN - 1)
+
+static size_t side_count(const struct report_pair *p, size_t k)
+{
+	if (shown_verdicts[k] == REPORT_NR_VERDICTS)
+		return p->unsteady_cells;
+	return p->counts.n[shown_verdicts[k]];
+}
 
 static void fmt_side_geomean(const struct side *s, char *buf, size_t len)
 {
@@ -170,7 +161,7 @@ static void plan(const struct row *rows, size_t nr, struct layout *l)
 			l->geo[j] = imax(imax(l->geo[j], (int)strlen(buf)),
 					 (int)strlen("geomean"));
 			for (k = 0; k < NR_SHOWN; k++) {
-				size_t n = p->counts.n[shown_verdicts[k]];
+				size_t n = side_count(p, k);
 
 				l->show[j][k] |= k < 4 || n;
 				snprintf(buf, sizeof(buf), "%zu", n);
@@ -212,7 +203,7 @@ static void put_side(struct line *out, const struct layout *l, size_t j,
 			continue;
 		if (has_cells(s->p))
 			lprintf(out, " %*zu", l->count[j][k],
-				s->p->counts.n[shown_verdicts[k]]);
+				side_count(s->p, k));
 		else
 			lprintf(out, " %*s", l->count[j][k], "");
 	}
@@ -291,6 +282,33 @@ static void put_rows(FILE *out, const struct report *r, const struct row *rows,
 	}
 }
 
+/*
+ * Under a block whose geomeans have cells with an unsteady denominator
+ * (the "!" column): which cells, for each side that has any.
+ */
+static int put_unsteady(FILE *out, const struct report *r, size_t k,
+			const struct layout *l)
+{
+	char *note;
+
+	if (l->show[0][UNSTEADY_COL]) {
+		note = report_unsteady_note(r, r->ref_column, r->ref,
+					    &r->ref->metrics[k]);
+		if (!note)
+			return -ENOMEM;
+		report_put_wrapped(out, "%s", note);
+		free(note);
+	}
+	if (l->show[1][UNSTEADY_COL]) {
+		note = report_unsteady_note(r, 0, r, &r->metrics[k]);
+		if (!note)
+			return -ENOMEM;
+		report_put_wrapped(out, "%s", note);
+		free(note);
+	}
+	return 0;
+}
+
 static int put_block(FILE *out, const struct report *r, size_t k)
 {
 	const struct report_metric *m = &r->metrics[k];
@@ -322,7 +340,7 @@ static int put_block(FILE *out, const struct report *r, size_t k)
 	}
 	report_fmt_margin(r, m, margin, sizeof(margin));
 	fputc('\n', out);
-	put_wrapped(out, "%s (%s is better); margin %s", m->info.name,
+	report_put_wrapped(out, "%s (%s is better); margin %s", m->info.name,
 		    m->info.higher_is_better ? "higher" : "lower", margin);
 	/* both sides side by side where they fit, else one after the other */
 	if (side_width(&l, 0) + side_width(&l, 1) + l.label <= W) {
@@ -335,12 +353,15 @@ static int put_block(FILE *out, const struct report *r, size_t k)
 		snprintf(what, sizeof(what), "the cells each pair shares");
 	else
 		snprintf(what, sizeof(what), "%zu cells each", l.cells);
-	put_wrapped(out, "geomean over %s; cells: + better, - worse, = equivalent, "
-	     "~ inconclusive%s%s", what, l.show[0][4] || l.show[1][4] ?
+	report_put_wrapped(out, "geomean over %s; cells: + better, - worse, = equivalent, "
+	     "~ inconclusive%s%s%s", what, l.show[0][4] || l.show[1][4] ?
 	     ", ~* n too small" : "", l.show[0][5] || l.show[1][5] ?
-	     ", v values (not tested)" : "");
+	     ", v values (not tested)" : "",
+	     l.show[0][UNSTEADY_COL] || l.show[1][UNSTEADY_COL] ?
+	     "; " REPORT_UNSTEADY_MARK " the geomean's cells with an "
+	     "unsteady denominator (kept in it, listed below)" : "");
 	free(rows);
-	return 0;
+	return put_unsteady(out, r, k, &l);
 }
 
 static void put_head(FILE *out, const struct report *r)
@@ -361,20 +382,21 @@ static void put_head(FILE *out, const struct report *r)
 	report_fmt_n_boots(col, n, sizeof(n));
 	if (lo != hi)
 		report_fmt_n(lo, hi, n, sizeof(n));
-	put_wrapped(out, "abtool compare: %zu configs, %zu cells, n = %s per cell "
+	report_put_wrapped(out, "abtool compare: %zu configs, %zu cells, n = %s per cell "
 	     "and config", r->nr_columns, r->nr_cells, n);
 	report_join(&r->env.runs, ", ", list, sizeof(list));
 	if (r->env.runs.nr)
-		put_wrapped(out, "run%s: %s%s", r->env.runs.nr > 1 ? "s" : "", list,
-		     r->env.runs.nr > 1 ? " (POOLED)" : "");
+		report_put_wrapped(out, "run%s: %s%s", r->env.runs.nr > 1 ? "s" : "", list,
+		     report_column_pools(r, false) ? " (POOLED)" : "");
 	report_join(&r->env.commits, ", ", list, sizeof(list));
 	if (r->env.commits.nr)
-		put_wrapped(out, "series commit%s: %s", r->env.commits.nr > 1 ?
-		     "s (POOLED)" : "", list);
+		report_put_wrapped(out, "series commit%s: %s%s",
+		     r->env.commits.nr > 1 ? "s" : "", list,
+		     report_column_pools(r, true) ? " (POOLED)" : "");
 	report_join(&r->env.clocks, ", ", list, sizeof(list));
-	put_wrapped(out, "clock: %s%s", list, r->tcg ? "; accel=tcg: NOT hardware "
+	report_put_wrapped(out, "clock: %s%s", list, r->tcg ? "; accel=tcg: NOT hardware "
 	     "numbers, compare the configs with each other only" : "");
-	put_wrapped(out, "verdicts: the Hodges-Lehmann interval of a cell's change "
+	report_put_wrapped(out, "verdicts: the Hodges-Lehmann interval of a cell's change "
 	     "at 1 - %g/m (m: the cells of the pair, per metric) beyond "
 	     "+-margin: better or worse; within: equivalent; else "
 	     "inconclusive", r->alpha);
@@ -384,15 +406,15 @@ static void put_where(FILE *out, const struct report *r)
 {
 	fputc('\n', out);
 	if (r->outdir)
-		put_wrapped(out, "full report: %s/report.{txt,md,csv,json}",
+		report_put_wrapped(out, "full report: %s/report.{txt,md,csv,json}",
 		     r->outdir);
 	else
-		put_wrapped(out, "full report: the same command with -f text, "
+		report_put_wrapped(out, "full report: the same command with -f text, "
 		     "markdown, csv or json");
 	if (r->plotdir)
-		put_wrapped(out, "plots: %s/", r->plotdir);
+		report_put_wrapped(out, "plots: %s/", r->plotdir);
 	if (r->command)
-		put_wrapped(out, "regenerate: %s", r->command);
+		report_put_wrapped(out, "regenerate: %s", r->command);
 }
 
 static int summary_emit(FILE *out, const struct report *r)

@@ -113,48 +113,26 @@ static void put_clock(FILE *out, const struct report *r)
 }
 
 /*
- * The command, broken at spaces with shell continuations, so it can be
- * pasted back from a 72-column cover letter and still run.
- */
-static void put_command(FILE *out, const char *cmd)
-{
-	size_t width = W - 2, len = strlen(cmd), brk;
-	const char *lead = "";
-
-	while (len > width) {
-		for (brk = width; brk > 0 && cmd[brk] != ' '; brk--)
-			;
-		if (!brk)	/* one word longer than a line: let it be */
-			brk = strcspn(cmd, " ");
-		if (brk >= len)
-			break;
-		fprintf(out, "%s%.*s \\\n", lead, (int)brk, cmd);
-		cmd += brk + 1;
-		len -= brk + 1;
-		lead = "    ";
-		width = W - 2 - 4;
-	}
-	fprintf(out, "%s%s\n", lead, cmd);
-}
-
-/*
- * The runs and series commits pooled: one of each, unless --pool let
- * more through (cmd/inputs.c refuses them otherwise).
+ * The runs and series commits: one of each per column, unless --pool let
+ * more through (cmd/inputs.c refuses them otherwise); columns of
+ * different series (a commit per variant) are not pooled.
  */
 static void put_runs(FILE *out, const struct report *r)
 {
 	char list[1024];
 
 	report_join(&r->env.runs, ", ", list, sizeof(list));
-	if (r->env.runs.nr > 1)
+	if (report_column_pools(r, false))
 		putf(out, INDENT, "runs: POOLED (--pool): %s", list);
 	else if (r->env.runs.nr)
-		putf(out, INDENT, "run: %s", list);
+		putf(out, INDENT, "run%s: %s", r->env.runs.nr > 1 ? "s" : "",
+		     list);
 	report_join(&r->env.commits, ", ", list, sizeof(list));
-	if (r->env.commits.nr > 1)
+	if (report_column_pools(r, true))
 		putf(out, INDENT, "series commits: POOLED (--pool): %s", list);
 	else if (r->env.commits.nr)
-		putf(out, INDENT, "series commit: %s", list);
+		putf(out, INDENT, "series commit%s: %s",
+		     r->env.commits.nr > 1 ? "s" : "", list);
 }
 
 static void put_header(FILE *out, const struct report *r)
@@ -168,7 +146,7 @@ static void put_header(FILE *out, const struct report *r)
 	     report_by_name(r->by));
 	if (r->command) {
 		fputs("regenerate with:\n", out);
-		put_command(out, r->command);
+		report_put_command(out, r->command);
 	}
 	report_join(&r->files, ", ", list, sizeof(list));
 	putf(out, INDENT, "inputs: %s", list);
@@ -225,9 +203,10 @@ struct text_entry {
  * An entry with fewer values than its config has trials in the cell (a
  * record without the metric) says its own n: the header's n is not its.
  */
-static void entry_text(const struct report *r, size_t c,
-		       const struct report_entry *e, struct text_entry *t)
+static void entry_text(const struct report *r, const struct report_metric *m,
+		       size_t i, size_t c, struct text_entry *t)
 {
+	const struct report_entry *e = report_entry(r, m, i, c);
 	char s[24], n[24] = "";
 
 	if (!e->sum.n) {
@@ -241,6 +220,8 @@ static void entry_text(const struct report *r, size_t c,
 		snprintf(t->spr, sizeof(t->spr), "+-%s%s", s, n);
 	}
 	report_fmt_delta(e, t->delta, sizeof(t->delta));
+	report_mark_unsteady(t->delta, sizeof(t->delta),
+			     c && report_unsteady(r, m, i));
 }
 
 /* Do all configs' geomeans run over the same number of cells? */
@@ -279,6 +260,7 @@ static void fmt_geomean(const struct report *r, const struct report_metric *m,
 	char pct[24];
 
 	report_fmt_pct(p->geomean_pct, pct, sizeof(pct));
+	report_mark_unsteady(pct, sizeof(pct), p->unsteady_cells);
 	if (geomean_cells_uniform(r, m))
 		snprintf(buf, len, "%s", pct);
 	else
@@ -320,7 +302,7 @@ static void measure(const struct report *r, const struct report_metric *m,
 		*cell_w = imax(*cell_w, (int)strlen(label));
 		for (c = 0; c < r->nr_columns; c++) {
 			if (i < r->nr_cells)
-				entry_text(r, c, report_entry(r, m, i, c), &t);
+				entry_text(r, m, i, c, &t);
 			else
 				geomean_text(r, m, c, &t);
 			g[c].val = imax(g[c].val, (int)strlen(t.val));
@@ -399,7 +381,7 @@ static void put_grid(FILE *out, const struct report *r,
 			i < r->nr_cells ? r->cells[i].label : geomean);
 		for (c = 0; c < r->nr_columns; c++) {
 			if (i < r->nr_cells)
-				entry_text(r, c, report_entry(r, m, i, c), &t);
+				entry_text(r, m, i, c, &t);
 			else
 				geomean_text(r, m, c, &t);
 			grid_field(&g[c], &t, c, style, field, sizeof(field));
@@ -455,7 +437,7 @@ static void put_blocks(FILE *out, const struct report *r,
 			const struct report_entry *e = report_entry(r, m, i, c);
 
 			report_column_letter(c, letter, sizeof(letter));
-			entry_text(r, c, e, &t);
+			entry_text(r, m, i, c, &t);
 			fmt_interval(e, p, sizeof(p));
 			fprintf(out, "  %-*s%*s", let_w, letter, GAP, "");
 			if (labels)
@@ -605,6 +587,7 @@ static void fmt_geomean_ci(const struct report_pair *p, bool fraction,
 	char g[32], lo[32], hi[32];
 
 	fmt_ratio(p->geomean_pct, fraction, g, sizeof(g));
+	report_mark_unsteady(g, sizeof(g), p->unsteady_cells);
 	if (isnan(p->geomean_pct)) {
 		snprintf(buf, len, "- (%s)", p->geomean_why ?
 			 p->geomean_why : "none");
@@ -767,6 +750,26 @@ static void put_n_too_small(FILE *out, const struct report *r,
 	     report_min_trials(r->alpha, f));
 }
 
+/*
+ * Under a table whose denominator, column @c of @r's (@m of @rr: the
+ * report whose column 0 it is), is unsteady in some cell: which cells,
+ * by how much (issue 34, item 7); nothing when it is steady throughout.
+ */
+static int put_unsteady(FILE *out, const struct report *r, size_t c,
+			const struct report *rr, const struct report_metric *m)
+{
+	char *note;
+
+	if (!m->unsteady_cells && !m->unknown_spread_cells)
+		return 0;
+	note = report_unsteady_note(r, c, rr, m);
+	if (!note)
+		return -ENOMEM;
+	putf(out, INDENT, "%s", note);
+	free(note);
+	return 0;
+}
+
 /* Column @c's text in the fraction table of metric @k, cell @i. */
 static void fraction_text(const struct report *r, size_t k, size_t i,
 			  size_t c, char *buf, size_t len)
@@ -783,10 +786,13 @@ static void fraction_text(const struct report *r, size_t k, size_t i,
 			snprintf(buf, len, "-");
 		else
 			snprintf(buf, len, "%.2f", 1 + p->geomean_pct / 100);
+		report_mark_unsteady(buf, len, p->unsteady_cells);
 	} else if (c == r->ref_column) {
 		report_fmt_value(ref->sum.n ? ref->sum.median : NAN, buf, len);
 	} else {
 		report_fmt_fraction(e, ref->sum.median, buf, len);
+		report_mark_unsteady(buf, len, report_unsteady(r->ref,
+					&r->ref->metrics[k], i));
 	}
 }
 
@@ -958,7 +964,8 @@ static int put_fraction_table(FILE *out, const struct report *r, size_t k)
 		return -ENOMEM;
 	if (r->ref->metrics[k].any_n_too_small)
 		put_n_too_small(out, r->ref, &r->ref->metrics[k]);
-	return 0;
+	return put_unsteady(out, r, r->ref_column, r->ref,
+			    &r->ref->metrics[k]);
 }
 
 static int put_table(FILE *out, const struct report *r,
@@ -987,6 +994,8 @@ static int put_table(FILE *out, const struct report *r,
 		return -ENOMEM;
 	if (m->any_n_too_small)
 		put_n_too_small(out, r, m);
+	if (put_unsteady(out, r, 0, r, m))
+		return -ENOMEM;
 	if (r->show_ci)
 		return put_ci_table(out, r, m);
 	return 0;

@@ -30,20 +30,31 @@
 #include "compare.h"
 #include "plot.h"
 #include "report.h"
+#include "report_replicate.h"
 #include "results.h"
 
 #define SPLICE	"data/compare/trials-splice-rsrc.jsonl"
 #define FUSED	"data/compare/trials-fused.jsonl"
 #define OLD	"data/compare/old-format.jsonl"
 #define KERNEL	"data/compare/trials-base-kernel.jsonl"
+/* KERNEL with the audit's drifting loop@brd in-kernel row */
+#define DRIFT	"data/compare/trials-drift-kernel.jsonl"
 /* a run of 2 boots x 4 trials (make-n8-trials.py says what is in it) */
 #define N8_BASE		"data/compare/trials-n8-base.jsonl"
 #define N8_FUSED	"data/compare/trials-n8-fused.jsonl"
 #define N8_SPLICE	"data/compare/trials-n8-splice-rsrc.jsonl"
 #define N8_DUP		"data/compare/dup-n8-fused.jsonl"
 #define N8_OTHER	"data/compare/other-run-n8-fused.jsonl"
+#define N8_SPLICE2	"data/compare/commit2-n8-splice-rsrc.jsonl"
 #define N8		N8_BASE, N8_FUSED, N8_SPLICE
 #define NULL_PAIR	"base/user_copy,splice-rsrc/user_copy"
+/* result directories of one run each (make-replicate-trials.py) */
+#define RUN_A		"data/replicate/run-a"	/* seeds 1..8 */
+#define RUN_B		"data/replicate/run-b"	/* A's claims, seeds 9.. */
+#define RUN_C		"data/replicate/run-c"	/* 2 claims gone, no seeds */
+#define RUN_D		"data/replicate/run-d"	/* a claim reversed */
+#define RUN_E		"data/replicate/run-e"	/* B under A's seeds */
+#define RUN_F		"data/replicate/run-f"	/* B, a drifting reference */
 
 /* cd to the directory of this test binary: tools/abtool/tests */
 static int chdir_tests(void)
@@ -70,15 +81,16 @@ static char *read_all(int fd)
 }
 
 /*
- * cmd_compare(@args); its stdout as a string (its stderr with
- * @want_stderr), the other to /dev/null.
+ * @fn (cmd_compare, cmd_replicate: subcommand @name) on @args; its stdout
+ * as a string (its stderr with @want_stderr), the other to /dev/null.
  */
-static char *run_for(const char *const *args, int *status, bool want_stderr)
+static char *run_cmd(int (*fn)(int, char **), const char *name,
+		     const char *const *args, int *status, bool want_stderr)
 {
 	char *argv[32], path[] = "/tmp/abtool-golden-XXXXXX", *text;
 	int argc = 0, out, err, tmp, null;
 
-	argv[argc++] = (char *)"compare";
+	argv[argc++] = (char *)name;
 	while (*args)
 		argv[argc++] = (char *)*args++;
 	argv[argc] = NULL;
@@ -90,7 +102,7 @@ static char *run_for(const char *const *args, int *status, bool want_stderr)
 	null = open("/dev/null", O_WRONLY);
 	dup2(want_stderr ? null : tmp, STDOUT_FILENO);
 	dup2(want_stderr ? tmp : null, STDERR_FILENO);
-	*status = cmd_compare(argc, argv);
+	*status = fn(argc, argv);
 	fflush(stdout);
 	fflush(stderr);
 	dup2(out, STDOUT_FILENO);
@@ -102,6 +114,11 @@ static char *run_for(const char *const *args, int *status, bool want_stderr)
 	close(null);
 	unlink(path);
 	return text;
+}
+
+static char *run_for(const char *const *args, int *status, bool want_stderr)
+{
+	return run_cmd(cmd_compare, "compare", args, status, want_stderr);
 }
 
 static char *read_file(const char *path)
@@ -258,6 +275,115 @@ TEST(golden_markdown_kernel_reference)
 }
 
 /*
+ * ---- issue 34, item 7: a reference must be steady to divide ----
+ *
+ * DRIFT is KERNEL but for one cell whose in-kernel trial 1 is 12.7%
+ * above trial 0 in both boots: its fractions are marked and counted in
+ * every format; KERNEL (golden_*_kernel_reference above) shows none.
+ */
+TEST(golden_text_drift)
+{
+	check_golden(_metadata, "golden/drift.txt",
+		     (const char *[]){ "-m", "iops", DRIFT, NULL });
+}
+
+TEST(golden_markdown_drift)
+{
+	check_golden(_metadata, "golden/drift.md",
+		     (const char *[]){ "-f", "markdown", "-m", "iops", DRIFT,
+				       NULL });
+}
+
+TEST(golden_summary_drift)
+{
+	check_golden(_metadata, "golden/drift-summary.txt",
+		     (const char *[]){ "-f", "summary", DRIFT, NULL });
+}
+
+/* The steady run's summary: no mark, no "!" column, no note. */
+TEST(golden_summary_kernel_steady)
+{
+	check_golden(_metadata, "golden/kernel-summary.txt",
+		     (const char *[]){ "-f", "summary", KERNEL, NULL });
+}
+
+/*
+ * The cells of @file's fractions of iops (metric 0) whose reference is
+ * unsteady at --steady @steady (NaN: the default), and in *@pair those
+ * of the geomean of its column 1.
+ */
+static size_t unsteady_cells(struct __test_metadata *_metadata,
+			     const char *file, double steady, size_t *pair)
+{
+	struct report *r = NULL;
+	struct report_opts o;
+	struct trial_set set;
+	char err[512];
+	size_t n = SIZE_MAX;
+
+	trial_set_init(&set);
+	report_opts_init(&o);
+	if (!isnan(steady))
+		o.steady_pct = steady;
+	EXPECT_EQ(0, results_read_file(&set, file, err, sizeof(err)));
+	EXPECT_EQ(0, report_build(&set, &o, &r, err, sizeof(err)))
+		TH_LOG("%s", err);
+	if (r && r->ref) {
+		n = r->ref->metrics[0].unsteady_cells;
+		*pair = r->ref->metrics[0].pairs[1].unsteady_cells;
+		/* base/copy, the main table's A, is steady in both files */
+		EXPECT_EQ(0, r->metrics[0].unsteady_cells);
+	}
+	report_free(r);
+	trial_set_release(&set);
+	return n;
+}
+
+/* `abtool compare -m iops -f @format @file`'s stdout */
+static char *report_of(const char *format, const char *file)
+{
+	int status;
+
+	return run_for((const char *[]){ "-m", "iops", "-f", format, file,
+					 NULL }, &status, false);
+}
+
+TEST(unsteady_reference_is_marked_and_counted)
+{
+	char *csv, *json, *text;
+	size_t pair = SIZE_MAX;
+
+	ASSERT_EQ(0, chdir_tests());
+	EXPECT_EQ(1, unsteady_cells(_metadata, DRIFT, NAN, &pair));
+	EXPECT_EQ(1, pair);
+	/* --steady above the drift: nothing to mark */
+	EXPECT_EQ(0, unsteady_cells(_metadata, DRIFT, 15, &pair));
+	EXPECT_EQ(0, unsteady_cells(_metadata, KERNEL, NAN, &pair));
+	EXPECT_EQ(0, pair);
+
+	csv = report_of("csv", DRIFT);
+	json = report_of("json", DRIFT);
+	ASSERT_NE(NULL, csv);
+	ASSERT_NE(NULL, json);
+	/* A's loop@brd row: its baseline steady, the reference not */
+	EXPECT_NE(NULL, strstr(csv, ",0,1,1,,\n"));
+	EXPECT_NE(NULL, strstr(json, "\"reference_unsteady\": true"));
+	EXPECT_NE(NULL, strstr(json, "\"unsteady_cells\": 1"));
+	free(csv);
+	free(json);
+
+	/* the steady run: no mark in any format */
+	text = report_of("text", KERNEL);
+	json = report_of("json", KERNEL);
+	ASSERT_NE(NULL, text);
+	ASSERT_NE(NULL, json);
+	EXPECT_EQ(NULL, strchr(text, '!'));
+	EXPECT_EQ(NULL, strstr(json, "\"reference_unsteady\": true"));
+	free(text);
+	free(json);
+}
+
+/*
  * ---- issue 34: verdicts that stand on their own, 8 trials a side ----
  */
 
@@ -338,6 +464,17 @@ TEST(golden_n8_pooled)
 				       N8_OTHER, NULL });
 }
 
+/*
+ * Each variant its own series commit, one run: nothing is pooled, and the
+ * header lists the commits without saying POOLED.
+ */
+TEST(golden_n8_commit_per_variant)
+{
+	check_golden(_metadata, "golden/n8-commit-per-variant.txt",
+		     (const char *[]){ "-m", "iops", N8_BASE, N8_SPLICE2,
+				       NULL });
+}
+
 /* The refusals: the same trial twice, two runs, a file of two configs. */
 TEST(golden_refuses_duplicate_records)
 {
@@ -355,6 +492,134 @@ TEST(golden_refuses_mixed_file_column)
 {
 	check_refusal(_metadata, "golden/refused-by-file.txt",
 		      (const char *[]){ "--by", "file", N8_BASE, NULL });
+}
+
+/*
+ * ---- issue 34, item 4: replication of claims across two runs ----
+ *
+ * abtool replicate @args against @golden: its stdout and exit @status,
+ * or with @status 1 (a refusal) what it says on stderr.
+ */
+static void check_replicate(struct __test_metadata *_metadata,
+			    const char *golden, const char *const *args,
+			    int want)
+{
+	char *got;
+	int status;
+
+	ASSERT_EQ(0, chdir_tests());
+	got = run_cmd(cmd_replicate, "replicate", args, &status, want == 1);
+	ASSERT_NE(NULL, got);
+	EXPECT_EQ(want, status);
+	compare_golden(_metadata, golden, got);
+}
+
+/* Every claim holds in a run of other seeds and noise: exit 0. */
+TEST(golden_replicate_holds)
+{
+	check_replicate(_metadata, "golden/replicate-holds.txt",
+			(const char *[]){ "-m", "iops", RUN_A, RUN_B, NULL },
+			0);
+}
+
+/*
+ * Two claims do not hold (= against +, + against ~): counted, exit 0;
+ * the older run records no seeds, and the report says so.
+ */
+TEST(golden_replicate_not)
+{
+	check_replicate(_metadata, "golden/replicate-not.txt",
+			(const char *[]){ "-m", "iops", RUN_A, RUN_C, NULL },
+			0);
+}
+
+/* Better in one run, worse in the other: exit 5. */
+TEST(golden_replicate_reversed)
+{
+	check_replicate(_metadata, "golden/replicate-reversed.txt",
+			(const char *[]){ "-m", "iops", RUN_A, RUN_D, NULL },
+			5);
+}
+
+/* The claims hold, but run B's reference drifts in one cell: marked. */
+TEST(golden_replicate_unsteady)
+{
+	check_replicate(_metadata, "golden/replicate-unsteady.txt",
+			(const char *[]){ "-m", "iops", RUN_A, RUN_F, NULL },
+			0);
+}
+
+TEST(golden_refuses_replicate_same_run)
+{
+	check_replicate(_metadata, "golden/refused-replicate-same-run.txt",
+			(const char *[]){ RUN_A, RUN_A, NULL }, 1);
+}
+
+TEST(golden_refuses_replicate_same_seeds)
+{
+	check_replicate(_metadata, "golden/refused-replicate-same-seeds.txt",
+			(const char *[]){ RUN_A, RUN_E, NULL }, 1);
+}
+
+/* Two runs, and none of compare's output options: usage errors. */
+TEST(replicate_usage)
+{
+	static const char *const bad[][5] = {
+		{ RUN_A, NULL },
+		{ RUN_A, RUN_B, RUN_C, NULL },
+		{ "-f", "markdown", RUN_A, RUN_B, NULL },
+		{ "--pool", RUN_A, RUN_B, NULL },
+	};
+	char *said;
+	size_t i;
+	int status;
+
+	ASSERT_EQ(0, chdir_tests());
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		said = run_cmd(cmd_replicate, "replicate", bad[i], &status,
+			       true);
+		ASSERT_NE(NULL, said);
+		EXPECT_EQ(2, status);
+		EXPECT_EQ(0, strncmp(said, "abtool replicate: ", 18))
+			TH_LOG("%s", said);
+		free(said);
+	}
+	said = run_cmd(cmd_replicate, "replicate",
+		       (const char *[]){ "--help", NULL }, &status, false);
+	ASSERT_NE(NULL, said);
+	EXPECT_EQ(0, status);
+	EXPECT_EQ(0, strncmp(said, "usage: abtool replicate", 23));
+	free(said);
+}
+
+/* What replicates: the same claim; what reverses: better and worse. */
+TEST(replication_rule)
+{
+	static const struct {
+		enum report_verdict a, b;
+		enum replication want;
+	} cases[] = {
+		{ REPORT_BETTER, REPORT_BETTER, REPL_SAME },
+		{ REPORT_WORSE, REPORT_WORSE, REPL_SAME },
+		{ REPORT_EQUIVALENT, REPORT_EQUIVALENT, REPL_SAME },
+		{ REPORT_BETTER, REPORT_WORSE, REPL_REVERSED },
+		{ REPORT_WORSE, REPORT_BETTER, REPL_REVERSED },
+		{ REPORT_BETTER, REPORT_EQUIVALENT, REPL_NOT },
+		{ REPORT_EQUIVALENT, REPORT_WORSE, REPL_NOT },
+		{ REPORT_BETTER, REPORT_INCONCLUSIVE, REPL_NOT },
+		{ REPORT_N_TOO_SMALL, REPORT_WORSE, REPL_NOT },
+		{ REPORT_EQUIVALENT, REPORT_NO_DATA, REPL_NOT },
+		{ REPORT_INCONCLUSIVE, REPORT_INCONCLUSIVE, REPL_NO_CLAIM },
+		{ REPORT_N_TOO_SMALL, REPORT_VALUE, REPL_NO_CLAIM },
+		{ REPORT_VALUE, REPORT_VALUE, REPL_UNTESTED },
+		{ REPORT_NO_DATA, REPORT_VALUE, REPL_UNTESTED },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		EXPECT_EQ(cases[i].want,
+			  replication_of(cases[i].a, cases[i].b))
+			TH_LOG("case %zu", i);
 }
 
 /*
@@ -458,6 +723,13 @@ TEST(golden_n8_plots)
 	check_plots(_metadata, "golden/n8-plots.txt",
 		    (const char *[]){ "-m", "all", "--null", NULL_PAIR, N8,
 				      NULL });
+}
+
+/* The drifting reference: its cell's row marked "!", and the subtitle. */
+TEST(golden_drift_plots)
+{
+	check_plots(_metadata, "golden/drift-plots.txt",
+		    (const char *[]){ "-m", "iops", DRIFT, NULL });
 }
 
 /* A run of 4 trials a side: every row n too small (~*), no reference. */

@@ -6,6 +6,7 @@
  * in a guest (docs/abtool.md, "In-kernel rows").
  */
 #include <errno.h>
+#include <linux/loop.h>
 #include <linux/raid/md_p.h>
 #include <stdlib.h>
 #include <string.h>
@@ -113,6 +114,25 @@ TEST(md_array_info_as_mdadm_build)
 	ASSERT_EQ(0, kdev_md_array_info(0, 2, 64 << 20, 128 << 10, 0, &a,
 					err, sizeof(err)));
 	EXPECT_EQ(128 << 10, a.chunk_size);
+}
+
+/*
+ * The loop row covers the bytes the ublk rows get, not a whole ram disk:
+ * brd's pages past them are unallocated, and writes that allocate them
+ * made the row faster trial after trial (7.0k to 11.6k IOPS in a boot).
+ */
+TEST(loop_is_held_to_the_cell_size)
+{
+	struct loop_config lc;
+
+	kdev_loop_config(&lc, 7, 64ull << 20);
+	EXPECT_EQ(7, (int)lc.fd);
+	EXPECT_EQ(64ull << 20, lc.info.lo_sizelimit);
+	EXPECT_EQ(0ull, lc.info.lo_offset);
+	EXPECT_EQ(512u, lc.block_size);
+	EXPECT_EQ((unsigned int)LO_FLAGS_DIRECT_IO, lc.info.lo_flags);
+	kdev_loop_config(&lc, 7, 0);
+	EXPECT_EQ(0ull, lc.info.lo_sizelimit);
 }
 
 TEST(md_bad_input)

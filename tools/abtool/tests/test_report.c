@@ -309,6 +309,47 @@ static void add_values(struct trial_set *set, const char *variant,
 }
 
 /*
+ * Issue 34, item 7: the within-boot spread of a denominator.  The
+ * audit's loop@brd row: 6493/7316 in boot 0, 6474/7290 in boot 1, so
+ * (7316 - 6493) / 6904.5 = 11.92% in boot 0 and 11.87% in boot 1: the
+ * larger.  One trial a boot shows nothing (NaN); a median of 0 with a
+ * spread is infinitely unsteady; no boot ids: one boot of them all.
+ */
+TEST(within_boot_spread)
+{
+	const struct trial_cell cell = make_cell("loop", 1, "randwrite",
+						 65536, 16, 1);
+	static const double audit[] = { 6493, 7316, 6474, 7290 };
+	static const double zero[] = { 0, 0, 0, 1 };
+	const struct trial *tp[4];
+	struct trial t[4];
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		test_trial(&t[i], "base", "kernel", &cell, i / 2, i % 2);
+		tp[i] = &t[i];
+	}
+	EXPECT_TRUE(fabs(823 / 6904.5 * 100 -
+			 report_boot_spread(tp, audit, 4)) < 1e-9);
+	/* a boot is (variant, boot id): another variant's boot 0 is apart */
+	snprintf(t[1].variant, sizeof(t[1].variant), "fused");
+	snprintf(t[3].variant, sizeof(t[3].variant), "fused");
+	EXPECT_TRUE(isnan(report_boot_spread(tp, audit, 4)));
+	/* without boot ids, every trial of a variant is one boot */
+	for (i = 0; i < 4; i++) {
+		snprintf(t[i].variant, sizeof(t[i].variant), "base");
+		t[i].boot = -1;
+	}
+	EXPECT_TRUE(fabs((7316 - 6474) / 6891.5 * 100 -
+			 report_boot_spread(tp, audit, 4)) < 1e-9);
+	EXPECT_EQ(0, report_boot_spread(tp, (const double[]){ 5, 5, 5, 5 },
+					4));
+	EXPECT_TRUE(isinf(report_boot_spread(tp, zero, 4)));
+	for (i = 0; i < 4; i++)
+		trial_release(&t[i]);
+}
+
+/*
  * The margin rule (issue 34, item 3), one cell, 8 trials a side, so the
  * family is the cell and the intervals are at 95%: B is 0.1% above A
  * (equivalent: "="), C +20% (better), D -10% (worse), E about +1% with
@@ -825,7 +866,7 @@ TEST(csv_is_well_formed)
 	ASSERT_NE(NULL, csv);
 	p = csv;
 	header = csv_fields(&p);
-	EXPECT_EQ(56, header);
+	EXPECT_EQ(62, header);
 	EXPECT_EQ(0, strncmp(csv, "metric,unit,", 12));
 	while (*p) {
 		n = csv_fields(&p);
@@ -1258,6 +1299,9 @@ TEST(compare_command_line)
 							NULL }, "--bogus");
 	expect_usage_error(_metadata, (const char *[]){ "-f", "xml", input,
 							NULL }, "xml");
+	expect_usage_error(_metadata, (const char *[]){ "--steady", "1%",
+							input, NULL },
+			   "--steady wants a percentage");
 	expect_usage_error(_metadata, (const char *[]){ "--alpha", "1.5",
 							input, NULL }, "1.5");
 	expect_usage_error(_metadata, (const char *[]){ "--by", "kernel",
@@ -1561,7 +1605,12 @@ static void check_forest(struct __test_metadata *_metadata,
 	EXPECT_NE(NULL, strstr(gp, "\"1\" 1,")) TH_LOG("%s", gp);
 	EXPECT_NE(NULL, strstr(gp, "with xerrorbars"));
 	EXPECT_NE(NULL, strstr(gp, "index 1 using 2:1:3:4"));
-	EXPECT_NE(NULL, strstr(gp, "\"null randread 4K qd16\" 4,"));
+	/*
+	 * jitter() spreads the trials of a boot over up to 2%: A is
+	 * unsteady by the 1% rule, and the row's name says so
+	 */
+	EXPECT_TRUE(report_unsteady(r, m, 0));
+	EXPECT_NE(NULL, strstr(gp, "\"null randread 4K qd16 !\" 4,"));
 	EXPECT_NE(NULL, strstr(gp, "set object 1 rect from 0.99, graph 0 to "
 			       "1.01, graph 1")) TH_LOG("%s", gp);
 	report_fmt_level(m->pairs[2].level, level, sizeof(level));

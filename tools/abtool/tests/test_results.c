@@ -29,6 +29,8 @@ static void fill_trial(struct trial *t, int i)
 	strcpy(t->date, "2026-12-03T10:00:00Z");
 	strcpy(t->run_id, "20261203-095900");
 	strcpy(t->series_commit, "b1d5c6d0123456789abcdef0123456789abcdef0");
+	t->has_seed = true;
+	t->seed = 9;
 	t->boot = 1;
 	t->trial = i;
 	t->cpus = 1 + i;
@@ -64,6 +66,8 @@ static void expect_same(struct __test_metadata *_metadata,
 	EXPECT_STREQ(a->date, b->date);
 	EXPECT_STREQ(a->run_id, b->run_id);
 	EXPECT_STREQ(a->series_commit, b->series_commit);
+	EXPECT_EQ(a->has_seed, b->has_seed);
+	EXPECT_EQ(a->seed, b->seed);
 	EXPECT_EQ(a->boot, b->boot);
 	EXPECT_EQ(a->trial, b->trial);
 	EXPECT_EQ(a->cpus, b->cpus);
@@ -196,6 +200,7 @@ TEST(unset_fields_are_not_written)
 	EXPECT_EQ(NULL, strstr(buf, "\"cpus\""));
 	EXPECT_EQ(NULL, strstr(buf, "\"run_id\""));
 	EXPECT_EQ(NULL, strstr(buf, "\"series_commit\""));
+	EXPECT_EQ(NULL, strstr(buf, "\"seed\""));
 	EXPECT_NE(NULL, strstr(buf, "\"metrics\":{}"));
 	free(buf);
 }

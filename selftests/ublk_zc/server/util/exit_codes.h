@@ -19,6 +19,8 @@ enum ab_exit {
 	 * skip; abtool run skips the path when its server child exits so.
 	 */
 	AB_EXIT_SKIP = 4,
+	/* abtool replicate: a verdict of one run is the opposite in the other */
+	AB_EXIT_REVERSED = 5,
 	/* A forked child could not get ready to exec (a shell's 126). */
 	AB_EXIT_CANNOT_EXEC = 126,
 	/* A forked child's exec failed (a shell's "command not found"). */
