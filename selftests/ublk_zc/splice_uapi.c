@@ -229,6 +229,34 @@ TEST_F(zc, ublk_position_errors)
 	free(buf);
 }
 
+/*
+ * Ownership before the loan: a lend of a request the server committed
+ * while its earlier loan is still installed is refused for ownership
+ * (-ESRCH), not for the loan (-EALREADY), so that a stale lend never
+ * holds the tag's loan bit against the lend of its next request.
+ */
+TEST_F(zc, lend_after_commit_refused_before_loan)
+{
+	struct io_uring *ring = &self->ring;
+	int cfd = self->d.cdev_fd, tag;
+	struct uzc_io io;
+	void *buf;
+
+	START_WRITE(&io, buf, 16384, 4, 4096);
+	tag = uzc_want_req(&self->d, UBLK_IO_OP_WRITE, 16384);
+	ASSERT_GE(tag, 0);
+	EXPECT_EQ(16384, uzc_splice_from(ring, cfd, uzc_pos(0, tag, 0), 16384,
+					 0, 0));
+	ASSERT_EQ(0, uzc_commit(&self->d, tag, 16384));
+	/* the loan holds the request: it completes at the removal */
+	EXPECT_FALSE(uzc_io_done(&io, 100));
+	EXPECT_EQ(-ESRCH, uzc_splice_from(ring, cfd, uzc_pos(0, tag, 0), 4096,
+					  1, 0));
+	EXPECT_EQ(0, uzc_buf_remove(ring, 0, 0));
+	EXPECT_EQ(16384, uzc_io_wait(&io));
+	free(buf);
+}
+
 /* FLUSH carries no data: refused */
 TEST_F(zc, non_rw_request_refused)
 {

@@ -60,7 +60,7 @@
 
 struct bcall {			/* one helper call */
 	struct io_uring_sqe sqe;
-	__u32 ring_fd;
+	__u32 ring_fd;		/* R4: the RFC helper's ring fd; ignored */
 	__u32 size;		/* 64; anything else: the program passes 32 */
 };
 
@@ -126,12 +126,12 @@ static bool registered;
 static struct batch cur;	/* the batch being served */
 
 /* statistics */
-static unsigned long st_calls, st_ret[8], st_multi, st_redirect, st_pass,
+static unsigned long st_calls, st_ret[7], st_multi, st_redirect, st_pass,
 	st_fail, st_cqes, st_reg, st_reg_err, st_unreg, st_miss, st_uncover,
 	st_enospc, st_flush, st_gathered, st_restored, st_early;
 
-static const int ret_err[8] = { 0, -EINVAL, -ENOSPC, -EOPNOTSUPP, -EACCES,
-				-EFAULT, -EBADF, 1 };
+static const int ret_err[7] = { 0, -EINVAL, -ENOSPC, -EOPNOTSUPP, -EACCES,
+				-EFAULT, 1 };
 
 /* ------------------------------------------------------------------ */
 /* the program                                                          */
@@ -375,7 +375,7 @@ static int cqe_of(const struct entry *e, unsigned int i, unsigned char op)
  * the errnos whose condition holds (-EINVAL size, flags, personality;
  * -ENOSPC 16 queued; -EOPNOTSUPP not a READ/WRITE request or SQE;
  * -EACCES the other direction; -EFAULT zero length or bytes outside the
- * request; -EBADF not the request's ring).  Then the redirect: REDIRECT,
+ * request; R4, the RFC's ring fd, is ignored).  Then the redirect: REDIRECT,
  * SQEs queued and every byte covered, else passed.
  */
 static void predict(struct entry *e, unsigned char op, unsigned int bytes)
@@ -408,8 +408,6 @@ static void predict(struct entry *e, unsigned char op, unsigned int bytes)
 		if ((s->flags & ~(IOSQE_FIXED_FILE | IOSQE_ASYNC)) ||
 		    s->personality)
 			exp_add(&m->exp, -EINVAL);
-		if (c->ring_fd != (__u32)D.q.ring_fd)
-			exp_add(&m->exp, -EBADF);
 		if (!m->exp.n) {
 			exp_add(&m->exp, 0);
 			m->accepted = true;
@@ -486,6 +484,21 @@ static void set_target(struct io_uring_sqe *s, int tgt, __u64 place,
 	}
 }
 
+/*
+ * R4 at the helper call: the ring fd the RFC's helper took, which this
+ * one does not; the request's ring, another ring, other files or none
+ */
+static __u32 any_r4(void)
+{
+	const int *const other[] = { &D.q.ring_fd, &DR.ring_fd, &F.backing,
+		&F.cdev, &F.ctrl, &F.closed, &F.udp_tx };
+	unsigned int k = rnd_below(9);
+
+	if (k < 7)
+		return *other[k];
+	return chance(50) ? ~0U : 1U << 20;
+}
+
 /* a piece [addr, addr + len) of the request, good unless made bad */
 static void add_call(struct entry *e, unsigned int *n, __u64 start,
 		     __u64 addr, __u32 len, bool rd, int tgt)
@@ -501,7 +514,7 @@ static void add_call(struct entry *e, unsigned int *n, __u64 start,
 		s->flags = IOSQE_ASYNC;
 	s->user_data = UD_PROG | (__u64)(batch_no & 0xffffffff) << 16 |
 		       (__u64)(e->io & 0xff) << 8 | *n;
-	c->ring_fd = D.q.ring_fd;
+	c->ring_fd = any_r4();
 	c->size = 64;
 	e->c[*n].tgt = tgt;
 	set_target(s, tgt, start + addr, chance(30));
@@ -544,19 +557,10 @@ static void spoil(struct bcall *c, bool rd, unsigned int bytes)
 	case 6:
 		s->personality = 1 + rnd_below(0xffff);
 		break;
-	default: {		/* the helper's fd: not the request's ring */
-		static const int *const other[] = { &F.backing, &F.cdev,
-			&F.ctrl, &F.closed, &F.udp_tx };
-		unsigned int k = rnd_below(7);
-
-		if (k < 5)
-			c->ring_fd = *other[k];
-		else if (k == 5)
-			c->ring_fd = DR.ring_fd;	/* another ring */
-		else
-			c->ring_fd = chance(50) ? ~0U : 1U << 20;
+	default:		/* personality 0 but flags both bad */
+		s->flags |= bad_flags[rnd_below(sizeof(bad_flags))];
+		s->personality = 1 + rnd_below(0xffff);
 		break;
-	}
 	}
 }
 
@@ -920,13 +924,12 @@ static void check_value(struct entry *e, const struct ublksrv_io_desc *iod,
 			continue;
 		}
 		st_calls++;
-		for (j = 0; j < 7; j++)
+		for (j = 0; j < 6; j++)
 			if (got == ret_err[j])
 				st_ret[j]++;
 		if (got < INT_MIN || got > 0 ||
 		    (got && got != -EINVAL && got != -ENOSPC &&
-		     got != -EOPNOTSUPP && got != -EACCES && got != -EFAULT &&
-		     got != -EBADF)) {
+		     got != -EOPNOTSUPP && got != -EACCES && got != -EFAULT)) {
 			nr_undocumented++;
 			report("seed %llu batch %lu tag=%d call %u: bpf_ublk_queue_sqe() returned %lld, not in the letter's errno set",
 			       cfg.seed, batch_no, tag, i, got);
@@ -1289,9 +1292,9 @@ int bpf_batch_end(void)
 
 void bpf_summary(void)
 {
-	printf("# bpf: %lu helper calls (0: %lu, EINVAL %lu, ENOSPC %lu, EOPNOTSUPP %lu, EACCES %lu, EFAULT %lu, EBADF %lu; %lu with two faults)\n",
+	printf("# bpf: %lu helper calls (0: %lu, EINVAL %lu, ENOSPC %lu, EOPNOTSUPP %lu, EACCES %lu, EFAULT %lu; %lu with two faults)\n",
 	       st_calls, st_ret[0], st_ret[1], st_ret[2], st_ret[3],
-	       st_ret[4], st_ret[5], st_ret[6], st_multi);
+	       st_ret[4], st_ret[5], st_multi);
 	printf("# bpf: %lu requests redirected (%lu must fail, %lu committed before their CQEs), %lu passed (%lu REDIRECT uncovered or empty, %lu without a value), %lu flushes, %lu program CQEs\n",
 	       st_redirect, st_fail, st_early, st_pass, st_uncover, st_miss,
 	       st_flush, st_cqes);

@@ -124,6 +124,12 @@ static void expect_loan(const struct model *m, __u64 pos, __u32 len,
 		return;
 	}
 	t = &m->tag[tag];
+	/* ownership first: a stale lend never takes the loan bit */
+	if (t->state != T_OWNED) {
+		o->why = "tag not owned by the server";
+		exp_add(&o->exp, -ESRCH);
+		return;
+	}
 	if (t->lend == L_HELD) {
 		o->why = "already lent";
 		exp_add(&o->exp, -EALREADY);
@@ -132,11 +138,6 @@ static void expect_loan(const struct model *m, __u64 pos, __u32 len,
 	/* an importer may still run, or have completed and let go */
 	if (t->lend == L_PEND || t->lend == L_MAYBE)
 		exp_add(&o->exp, -EALREADY);
-	if (t->state != T_OWNED) {
-		o->why = "tag not owned by the server";
-		exp_add(&o->exp, -ESRCH);
-		return;
-	}
 	if (t->op != UBLK_IO_OP_READ && t->op != UBLK_IO_OP_WRITE) {
 		o->why = "request without data";
 		exp_add(&o->exp, -ENODATA);

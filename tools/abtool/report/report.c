@@ -504,8 +504,10 @@ void report_put_wrapped(FILE *out, const char *fmt, ...)
 	while (strlen(p) > width) {
 		for (brk = width; brk > 0 && p[brk] != ' '; brk--)
 			;
-		if (!brk)
-			brk = width;
+		if (!brk)	/* one word longer than a line: not cut */
+			brk = strcspn(p, " ");
+		if (!p[brk])
+			break;
 		fprintf(out, "%.*s\n    ", (int)brk, p);
 		p += brk;
 		while (*p == ' ')

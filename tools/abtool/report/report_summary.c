@@ -413,8 +413,10 @@ static void put_where(FILE *out, const struct report *r)
 		     "markdown, csv or json");
 	if (r->plotdir)
 		report_put_wrapped(out, "plots: %s/", r->plotdir);
-	if (r->command)
-		report_put_wrapped(out, "regenerate: %s", r->command);
+	if (r->command) {
+		fputs("regenerate with:\n", out);
+		report_put_command(out, r->command);
+	}
 }
 
 static int summary_emit(FILE *out, const struct report *r)

@@ -112,8 +112,6 @@ static int bpf_fill_layout(const struct ublk_tgt *t,
 		l->chunk_shift = __builtin_ctz(t->cfg.chunk);
 	for (i = 0; i < t->nr_fds; i++)
 		l->file[i] = ublk_fixed_backing(i);
-	for (i = 0; i < UBLK_REDIRECT_MAX_QUEUES; i++)
-		l->ring_fd[i] = -1;
 	return 0;
 }
 
@@ -206,7 +204,7 @@ static int bpf_queue_init(struct ublk_queue *q)
 	} else {
 		bq->dev = bpf_queue_of(&q->dev->queues[0])->dev;
 	}
-	bq->dev->layout.ring_fd[q->q_id] = q->ring.ring_fd;
+	bq->dev->layout.queue_ready[q->q_id] = 1;
 	return bpf_update_map(bq->dev);
 }
 

@@ -25,8 +25,8 @@
 #include "ublk_redirect.h"
 
 /* the series' helper (id 212); libbpf's headers do not have it */
-static long (*bpf_ublk_queue_sqe)(void *ctx, const void *sqe, __u32 sqe_len,
-				  __u32 ring_fd) = (void *)UBLK_BPF_FUNC_QUEUE_SQE;
+static long (*bpf_ublk_queue_sqe)(void *ctx, const void *sqe,
+				  __u32 sqe_len) = (void *)UBLK_BPF_FUNC_QUEUE_SQE;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -38,7 +38,6 @@ struct {
 /* The request as the program sees it, read from the context once. */
 struct request {
 	void *ctx;
-	__u32 ring_fd;
 	__u16 tag;
 	__u8 op;		/* IORING_OP_READ or IORING_OP_WRITE */
 	__u64 pos;		/* byte offset in the device */
@@ -66,7 +65,7 @@ static __always_inline long queue_piece(struct request *rq, __u32 file,
 	sqe.user_data = rq->tag |
 		(__u64)UBLK_REDIRECT_UD_KIND << UBLK_REDIRECT_UD_KIND_SHIFT |
 		(__u64)rq->nr_sqes << UBLK_REDIRECT_UD_INDEX_SHIFT;
-	ret = bpf_ublk_queue_sqe(rq->ctx, &sqe, sizeof(sqe), rq->ring_fd);
+	ret = bpf_ublk_queue_sqe(rq->ctx, &sqe, sizeof(sqe));
 	if (!ret)
 		rq->nr_sqes++;
 	return ret;
@@ -149,7 +148,7 @@ int ublk_redirect(struct ublk_bpf_ctx *ctx)
 	long ret;
 
 	l = bpf_map_lookup_elem(&ublk_redirect_map, &key);
-	if (!l || q_id >= UBLK_REDIRECT_MAX_QUEUES || l->ring_fd[q_id] < 0)
+	if (!l || q_id >= UBLK_REDIRECT_MAX_QUEUES || !l->queue_ready[q_id])
 		return UBLK_BPF_IO_PASS;
 	if (op == UBLK_IO_OP_READ)
 		rq.op = IORING_OP_READ;
@@ -157,7 +156,6 @@ int ublk_redirect(struct ublk_bpf_ctx *ctx)
 		rq.op = IORING_OP_WRITE;
 	else
 		return UBLK_BPF_IO_PASS;
-	rq.ring_fd = l->ring_fd[q_id];
 	rq.tag = ctx->tag;
 	rq.pos = ctx->start_sector << 9;
 	rq.len = ctx->nr_sectors << 9;

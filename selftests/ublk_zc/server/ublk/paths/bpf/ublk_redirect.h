@@ -32,8 +32,8 @@ struct ublk_redirect_layout {
 	 * table (the SQEs go with IOSQE_FIXED_FILE, as every path's legs)
 	 */
 	__u32 file[UBLK_REDIRECT_MAX_FILES];
-	/* fd of queue q's ring, which the helper insists on; -1 if none */
-	__s32 ring_fd[UBLK_REDIRECT_MAX_QUEUES];
+	/* queue q's ring is set up (its files registered): else pass */
+	__u8 queue_ready[UBLK_REDIRECT_MAX_QUEUES];
 };
 
 /*
