@@ -557,7 +557,7 @@ static void spoil(struct bcall *c, bool rd, unsigned int bytes)
 	case 6:
 		s->personality = 1 + rnd_below(0xffff);
 		break;
-	default:		/* personality 0 but flags both bad */
+	default:		/* bad flags and a personality, both */
 		s->flags |= bad_flags[rnd_below(sizeof(bad_flags))];
 		s->personality = 1 + rnd_below(0xffff);
 		break;
