@@ -67,7 +67,7 @@ t_ok "valid_flavor follows FLAVORS_ALL (a flavor added there is valid)" \
 t_ok "valid_flavor rejects a flavor not in FLAVORS_ALL, naming the known ones" \
 	rejects "valid_flavor fast" "unknown flavor 'fast' (known: perf debug)"
 t_ok "valid_variant rejects a variant it does not know, naming the known ones" \
-	rejects "valid_variant nope" "unknown variant 'nope' (known: base upstream splice-rsrc bpf fused regbuf)"
+	rejects "valid_variant nope" "unknown variant 'nope' (known: base upstream splice-rsrc bpf fused regbuf splice-rsrc-7.3)"
 
 t_is "make check's default: base/perf, the named variants on debug, the others on perf" \
 	"$(in_lib 'check_default_matrix splice-rsrc')" "base/perf upstream/perf splice-rsrc/debug bpf/perf"
@@ -77,7 +77,7 @@ t_is "make check's default with two debug variants" \
 	"$(in_lib 'check_default_matrix splice-rsrc bpf')" "base/perf upstream/perf splice-rsrc/debug bpf/debug"
 t_is "the registry: its matrix column makes the lists, in file order" \
 	"$(in_lib 'echo "${VARIANTS_ALL[*]}|${VARIANTS_EXTRA[*]}|${CHECK_VARIANTS[*]}"')" \
-	"base upstream splice-rsrc bpf fused|regbuf|base upstream splice-rsrc bpf"
+	"base upstream splice-rsrc bpf fused|regbuf splice-rsrc-7.3|base upstream splice-rsrc bpf"
 t_is "the registry: a variant's base and data paths" \
 	"$(in_lib 'variant_base upstream; variant_base fused; variant_paths splice-rsrc')" \
 	"$(printf '7.3\n6.12\ncopy user_copy splice autolend')"

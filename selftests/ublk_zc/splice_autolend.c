@@ -48,7 +48,7 @@
 #include "kselftest_harness.h"
 #include "uzc_cases.h"
 
-#define AL_FLAGS	(UZC_ZC_FLAGS | UBLK_F_AUTO_LEND)
+#define AL_FLAGS	(UZC_ZC_FLAGS | UZC_F_AUTO_LEND)
 #define DEPTH		4
 #define SLOTS		16
 #define WAIT_MS		UZC_WAIT_MS
@@ -179,8 +179,8 @@ static const char *autolend_unsupported(void)
 		return why;
 	if (uzc_get_features(&features))
 		return "UBLK_U_CMD_GET_FEATURES failed";
-	if (!(features & UBLK_F_AUTO_LEND))
-		return "ublk lacks UBLK_F_AUTO_LEND (splice-rsrc v6)";
+	if (!(features & UZC_F_AUTO_LEND))
+		return "ublk lacks UZC_F_AUTO_LEND (splice-rsrc v6)";
 	return NULL;
 }
 
@@ -198,7 +198,7 @@ FIXTURE_SETUP(al)
 	uzc_auto_buf_flags = 0;
 	ASSERT_EQ(0, uzc_dev_create(&self->d, AL_FLAGS, DEPTH, UZC_ZC_MAX_IO,
 				    UZC_ZC_DEV_SIZE, true));
-	ASSERT_TRUE(self->d.flags & UBLK_F_AUTO_LEND);
+	ASSERT_TRUE(self->d.flags & UZC_F_AUTO_LEND);
 }
 
 FIXTURE_TEARDOWN(al)
@@ -212,8 +212,8 @@ TEST_F(al, features)
 	__u64 features;
 
 	ASSERT_EQ(0, uzc_get_features(&features));
-	EXPECT_TRUE(features & UBLK_F_AUTO_LEND);
-	EXPECT_TRUE(self->d.flags & UBLK_F_SUPPORT_ZERO_COPY);
+	EXPECT_TRUE(features & UZC_F_AUTO_LEND);
+	EXPECT_TRUE(self->d.flags & UZC_F_LEND);
 }
 
 /*
@@ -234,7 +234,7 @@ TEST_F(al, write_lent_at_fetch)
 	fd = uzc_tmpfile();
 	ASSERT_GE(fd, 0);
 	back = uzc_xalloc(65536);
-	EXPECT_EQ(-EACCES, q_read_fixed(d, fd, tag, 0, 4096, 0));
+	EXPECT_EQ(UZC_EDIR, q_read_fixed(d, fd, tag, 0, 4096, 0));
 	EXPECT_EQ(65536, q_write_fixed(d, fd, tag, 0, 65536, 0));
 	EXPECT_EQ(65536, pread(fd, back, 65536, 0));
 	EXPECT_EQ(0, uzc_cmp(buf, back, 65536));
@@ -275,7 +275,7 @@ TEST_F(al, read_lent_at_fetch)
 	ASSERT_EQ(0, uzc_io_start(d, &io, UZC_READ, &iov, 1, 1 << 20));
 	tag = uzc_want_req(d, UBLK_IO_OP_READ, 16384);
 	ASSERT_GE(tag, 0);
-	EXPECT_EQ(-EACCES, q_write_fixed(d, fd, tag, 0, 4096, 65536));
+	EXPECT_EQ(UZC_EDIR, q_write_fixed(d, fd, tag, 0, 4096, 65536));
 	EXPECT_EQ(16384, q_read_fixed(d, fd, tag, 0, 16384, 0));
 	ASSERT_EQ(0, uzc_commit(d, tag, 16384));
 	EXPECT_EQ(16384, uzc_io_wait(&io));
@@ -1202,7 +1202,7 @@ TEST(need_get_data_dropped)
 
 	ASSERT_EQ(0, uzc_dev_add(&d, AL_FLAGS | UBLK_F_NEED_GET_DATA, 2, 65536,
 				 1 << 20, false));
-	EXPECT_TRUE(d.flags & UBLK_F_AUTO_LEND);
+	EXPECT_TRUE(d.flags & UZC_F_AUTO_LEND);
 	EXPECT_FALSE(d.flags & UBLK_F_NEED_GET_DATA);
 	EXPECT_EQ(0, uzc_dev_del(&d));
 }
@@ -1241,7 +1241,7 @@ TEST(fetch_slot_errors)
 	int cfd, tries;
 
 	ASSERT_EQ(0, uzc_dev_add(&d, AL_FLAGS, 1, 65536, 1 << 20, false));
-	ASSERT_TRUE(d.flags & UBLK_F_AUTO_LEND);
+	ASSERT_TRUE(d.flags & UZC_F_AUTO_LEND);
 	for (tries = 0; tries < 500; tries++) {
 		cfd = open(d.cdev_path, O_RDWR);
 		if (cfd >= 0 || errno != ENOENT)
@@ -1266,10 +1266,10 @@ TEST(fetch_slot_errors)
 /* only a device that lends can lend automatically */
 TEST(needs_zero_copy)
 {
-	static const __u64 flags[] = {
-		UBLK_F_AUTO_LEND,
-		UBLK_F_AUTO_LEND | UBLK_F_USER_COPY,
-		UBLK_F_AUTO_LEND | UBLK_F_SUPPORT_ZERO_COPY,
+	const __u64 flags[] = {
+		UZC_F_AUTO_LEND,
+		UZC_F_AUTO_LEND | UBLK_F_USER_COPY,
+		UZC_F_AUTO_LEND | UZC_F_LEND,
 	};
 	unsigned int i;
 

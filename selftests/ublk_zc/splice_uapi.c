@@ -34,7 +34,7 @@
 #include "uzc_ring.h"
 #include "kselftest_harness.h"
 
-#define ZC_FLAGS	(UBLK_F_USER_COPY | UBLK_F_SUPPORT_ZERO_COPY)
+#define ZC_FLAGS	UZC_ZC_FLAGS
 #define DEPTH		4
 #define MAX_IO		(512 << 10)
 #define DEV_SIZE	(64ULL << 20)
@@ -58,7 +58,7 @@ FIXTURE_SETUP(zc)
 	self->d.dev_id = -1;
 	ASSERT_EQ(0, uzc_dev_create(&self->d, ZC_FLAGS, DEPTH, MAX_IO,
 				    DEV_SIZE, true));
-	ASSERT_TRUE(self->d.flags & UBLK_F_SUPPORT_ZERO_COPY);
+	ASSERT_TRUE(self->d.flags & UZC_F_LEND);
 	ASSERT_EQ(0, io_uring_queue_init(64, &self->ring, 0));
 	self->ring_open = true;
 	ASSERT_EQ(0, io_uring_register_buffers_sparse(&self->ring, SLOTS));
@@ -612,7 +612,12 @@ TEST_F(zc, read_write_only_files_refused)
 				       0));
 	efd = eventfd(0, EFD_NONBLOCK);
 	ASSERT_GE(efd, 0);
-	EXPECT_EQ(-EOPNOTSUPP, uzc_write_fixed(ring, efd, 0, addr, 8, 0));
+	/*
+	 * 6.12 series: -EOPNOTSUPP; 7.3's loop_rw_iter() refuses every
+	 * kernel buffer with -EFAULT.  Either way sqe->addr is no pointer.
+	 */
+	EXPECT_EQ(UZC_V73 ? -EFAULT : -EOPNOTSUPP,
+		  uzc_write_fixed(ring, efd, 0, addr, 8, 0));
 	EXPECT_EQ(-1, read(efd, &val, sizeof(val)));	/* counter still 0 */
 	EXPECT_EQ(EAGAIN, errno);
 	EXPECT_EQ(0, uzc_buf_remove(ring, 0, 0));
@@ -631,7 +636,8 @@ TEST_F(zc, read_write_only_files_refused)
 	ASSERT_GE(tag, 0);
 	ASSERT_EQ(len, uzc_splice_from(ring, cfd, uzc_pos(0, tag, 0), len, 1,
 				       0));
-	EXPECT_EQ(-EOPNOTSUPP, uzc_read_fixed(ring, kfd, 1, addr, 4096, 0));
+	EXPECT_EQ(UZC_V73 ? -EFAULT : -EOPNOTSUPP,
+		  uzc_read_fixed(ring, kfd, 1, addr, 4096, 0));
 	EXPECT_EQ(42, mem[0]);
 	EXPECT_EQ(0, uzc_buf_remove(ring, 1, 0));
 	/* the pages were not filled: fail the read instead of exposing them */
@@ -679,7 +685,7 @@ TEST_F(zc, iopoll_ring_refuses_lend)
 TEST_F(zc, uring_cmd_refuses_lent_buffer)
 {
 	struct io_uring *ring = &self->ring;
-	int cfd = self->d.cdev_fd, tag, i;
+	int cfd = self->d.cdev_fd, tag, i, res;
 	struct io_uring_sqe *sqe;
 	struct uzc_io io;
 	void *buf;
@@ -703,13 +709,27 @@ TEST_F(zc, uring_cmd_refuses_lent_buffer)
 		ASSERT_EQ(4096, uzc_splice_from(ring, cfd, uzc_pos(0, tag, 0),
 						4096, 3, 0));
 		sqe = io_uring_get_sqe(ring);
+		ASSERT_NE(NULL, sqe);
 		memset(sqe, 0, sizeof(*sqe));
 		sqe->opcode = IORING_OP_URING_CMD;
 		sqe->fd = cfd;
 		sqe->uring_cmd_flags = IORING_URING_CMD_FIXED;
 		sqe->buf_index = 3;
 		sqe->cmd_op = 0;	/* never reaches the driver */
-		EXPECT_EQ(-EOPNOTSUPP, uzc_one(ring, sqe, UD_LEG));
+		/*
+		 * 7.3 refuses nothing at prep: a uring_cmd imports its fixed
+		 * buffer only when the driver asks, naming the direction,
+		 * which io_import_fixed() checks.  The command reaches ublk,
+		 * which refuses op 0 for tag 0 (-EINVAL, or -EBUSY: a FETCH
+		 * of a ready device, depending on the tag's state).
+		 */
+		res = uzc_one(ring, sqe, UD_LEG);
+		if (UZC_V73) {
+			EXPECT_TRUE(res == -EINVAL || res == -EBUSY)
+				TH_LOG("op 0 through ublk: %d", res);
+		} else {
+			EXPECT_EQ(-EOPNOTSUPP, res);
+		}
 		EXPECT_EQ(0, uzc_buf_remove(ring, 3, 0));
 		if (i == 1)	/* fill it: an unfilled READ fails */
 			ASSERT_EQ(4096, pwrite(cfd, buf, 4096,
@@ -739,7 +759,7 @@ TEST_F(zc, write_buffer_direction_and_remove)
 					 7,
 				     0));
 	/* the pages hold data: they may not be overwritten */
-	EXPECT_EQ(-EACCES, uzc_read_fixed(ring, fd, 7, 0, 4096, 0));
+	EXPECT_EQ(UZC_EDIR, uzc_read_fixed(ring, fd, 7, 0, 4096, 0));
 	EXPECT_EQ(65536, uzc_write_fixed(ring, fd, 7, 0, 65536, 0));
 	EXPECT_EQ(65536, pread(fd, back, 65536, 0));
 	EXPECT_EQ(0, uzc_cmp(buf, back, 65536));
@@ -794,8 +814,8 @@ TEST_F(zc, read_buffer_direction)
 					 0,
 				     0));
 
-	EXPECT_EQ(-EACCES, uzc_write_fixed(ring, fd, 0, 0, 32768, 65536));
-	EXPECT_EQ(-EACCES, uzc_write_fixed(ring, fd, 0, 100, 1, 65536));
+	EXPECT_EQ(UZC_EDIR, uzc_write_fixed(ring, fd, 0, 0, 32768, 65536));
+	EXPECT_EQ(UZC_EDIR, uzc_write_fixed(ring, fd, 0, 100, 1, 65536));
 
 	s = socket(AF_INET, SOCK_DGRAM, 0);
 	ASSERT_GE(s, 0);
@@ -803,7 +823,7 @@ TEST_F(zc, read_buffer_direction)
 	io_uring_prep_send_zc_fixed(sqe, s, NULL, 4096, 0, 0, 0);
 	sqe->user_data = UD_LEG;
 	ASSERT_EQ(0, uzc_submit_wait(ring, 1, res, NULL, WAIT_MS));
-	EXPECT_EQ(-EACCES, res[0]);
+	EXPECT_EQ(UZC_EDIR, res[0]);
 	while (!uzc_cq_quiet(ring, 50))
 		uzc_submit_wait(ring, 1, NULL, NULL, WAIT_MS);
 	close(s);
@@ -1344,7 +1364,11 @@ TEST_F(zc, mirror_failed_install)
 	 * uzc_submit_wait() call submits what is queued).
 	 */
 	queue_mirror(ring, self->d.cdev_fd, uzc_pos(0, idle, 0), fd, 2, 1);
-	EXPECT_EQ(2, io_uring_submit(ring));
+	/*
+	 * On 7.3 the legs import their buffer at issue, so their prep does
+	 * not fail and all four go in; their issue fails as before.
+	 */
+	EXPECT_EQ(UZC_V73 ? 4 : 2, io_uring_submit(ring));
 	for (i = 0; i < 4; i++) {
 		ASSERT_EQ(0, uzc_submit_wait(ring, 1, &res[i], &ud[i],
 					     WAIT_MS));
@@ -1435,7 +1459,7 @@ TEST(no_zero_copy_device)
 
 	ASSERT_EQ(0, uzc_dev_add(&d, UBLK_F_USER_COPY, 2, 65536, 1 << 20,
 				 false));
-	EXPECT_FALSE(d.flags & UBLK_F_SUPPORT_ZERO_COPY);
+	EXPECT_FALSE(d.flags & UZC_F_LEND);
 	cfd = open(d.cdev_path, O_RDWR);
 	ASSERT_GE(cfd, 0);
 	ASSERT_EQ(0, io_uring_queue_init(8, &ring, 0));
@@ -1448,9 +1472,9 @@ TEST(no_zero_copy_device)
 	EXPECT_EQ(0, uzc_dev_del(&d));
 
 	/* zero copy needs user copy: the flag is dropped without it */
-	ASSERT_EQ(0, uzc_dev_add(&d, UBLK_F_SUPPORT_ZERO_COPY, 2, 65536,
+	ASSERT_EQ(0, uzc_dev_add(&d, UZC_F_LEND, 2, 65536,
 				 1 << 20, false));
-	EXPECT_FALSE(d.flags & UBLK_F_SUPPORT_ZERO_COPY);
+	EXPECT_FALSE(d.flags & UZC_F_LEND);
 	EXPECT_EQ(0, uzc_dev_del(&d));
 }
 
@@ -1597,6 +1621,13 @@ TEST_F_TIMEOUT(mirror, write_legs, 90)
 	struct io_uring_sqe *sqe;
 	__u64 ud[8];
 
+	/*
+	 * IOSQE_ASYNC on a leg is outside the ordering promise: its first
+	 * issue is in io-wq, after BUF_REMOVE.  The 6.12 series imports at
+	 * prep, so it works there; 7.3 imports at issue.
+	 */
+	if (variant->async && UZC_V73)
+		SKIP(return, "IOSQE_ASYNC legs: not promised with issue-time import (7.3)");
 	for (i = 0; i < variant->legs; i++) {
 		fds[i] = uzc_tmpfile();
 		ASSERT_GE(fds[i], 0);
@@ -1667,15 +1698,15 @@ TEST_F_TIMEOUT(mirror, write_legs, 90)
  */
 TEST(unprivileged_device_refuses_zero_copy)
 {
-	static const struct {
+	const struct {
 		__u64 flags;
 		int res;
 	} t[] = {
 		{ ZC_FLAGS, -EINVAL },
-		{ ZC_FLAGS | UBLK_F_AUTO_LEND, -EINVAL },
-		{ UBLK_F_SUPPORT_ZERO_COPY | UBLK_F_AUTO_LEND, -EINVAL },
+		{ ZC_FLAGS | UZC_F_AUTO_LEND, -EINVAL },
+		{ UZC_F_LEND | UZC_F_AUTO_LEND, -EINVAL },
 		{ UBLK_F_USER_COPY, -EINVAL },
-		{ UBLK_F_SUPPORT_ZERO_COPY, 0 },
+		{ UZC_F_LEND, 0 },
 		{ 0, 0 },		/* the control */
 	};
 	unsigned int i;
@@ -1689,8 +1720,8 @@ TEST(unprivileged_device_refuses_zero_copy)
 		if (t[i].res)
 			continue;
 		EXPECT_TRUE(got & UBLK_F_UNPRIVILEGED_DEV);
-		EXPECT_FALSE(got & (UBLK_F_SUPPORT_ZERO_COPY |
-				    UBLK_F_USER_COPY | UBLK_F_AUTO_LEND))
+		EXPECT_FALSE(got & (UZC_F_LEND |
+				    UBLK_F_USER_COPY | UZC_F_AUTO_LEND))
 			TH_LOG("flags %#llx got %#llx",
 			       (unsigned long long)t[i].flags,
 			       (unsigned long long)got);
@@ -1710,8 +1741,8 @@ TEST(features_tell_kernels_apart)
 
 	ASSERT_EQ(0, uzc_get_features(&f));
 	EXPECT_TRUE(uzc_have_ops());
-	EXPECT_TRUE(f & UBLK_F_SUPPORT_ZERO_COPY);
-	EXPECT_TRUE(f & UBLK_F_AUTO_LEND);
+	EXPECT_TRUE(f & UZC_F_LEND);
+	EXPECT_TRUE(f & UZC_F_AUTO_LEND);
 	EXPECT_FALSE(f & UBLK_F_REG_IO_BUF);
 }
 

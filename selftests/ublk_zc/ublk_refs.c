@@ -23,7 +23,6 @@
 #include "kselftest_harness.h"
 #include "ublk_zc_lib.h"
 #include "uzc_cases.h"
-#include "uapi/upstream.h"
 
 #define REFS_FLAGS	UBLK_F_USER_COPY
 
@@ -38,13 +37,11 @@ TEST_F_TIMEOUT(refs, held_dispatch_not_copyable, 120)
 
 	uzc_queue_ring_init = uzc_defer_ring_init;
 	/*
-	 * 7.x scans partitions from a work item after START_DEV: its READ
-	 * would take the only tag while nobody waits on the ring
+	 * 7.x's partition scan READ would take the only tag while nobody
+	 * waits on the ring: uzc_dev_add() asks for UBLK_F_NO_AUTO_PART_SCAN
 	 */
-	ASSERT_EQ(0, uzc_dev_create(&d, REFS_FLAGS |
-				    (uzc_kernel_upstream() ?
-				     UBLK_F_NO_AUTO_PART_SCAN : 0),
-				    1, UZC_ZC_MAX_IO, UZC_ZC_DEV_SIZE, false));
+	ASSERT_EQ(0, uzc_dev_create(&d, REFS_FLAGS, 1, UZC_ZC_MAX_IO,
+				    UZC_ZC_DEV_SIZE, false));
 	uzc_queue_ring_init = NULL;
 	buf = uzc_write_start(&d, &io, 4096, 71);
 	ASSERT_NE(NULL, buf);

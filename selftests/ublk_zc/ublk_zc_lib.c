@@ -121,8 +121,8 @@ bool uzc_have_ops(void)
 
 	if (!p)
 		return false;
-	ok = io_uring_opcode_supported(p, IORING_OP_SPLICE_FROM) &&
-	     io_uring_opcode_supported(p, IORING_OP_BUF_REMOVE);
+	ok = io_uring_opcode_supported(p, UZC_OP_SPLICE_FROM) &&
+	     io_uring_opcode_supported(p, UZC_OP_BUF_REMOVE);
 	io_uring_free_probe(p);
 	return ok;
 }
@@ -227,6 +227,14 @@ const char *uzc_zc_missing(void)
 
 	if (uzc_get_features(&features))
 		return "UBLK_U_CMD_GET_FEATURES failed";
+	/* ops 65 and 66: the 7.3 series, if GET_FEATURES agrees */
+	if (uzc_splice_uapi()->v73) {
+		if (!ublk_features_upstream(features))
+			return "io_uring has ops 65/66 but ublk lacks 7.3's feature bits";
+		if (!(features & UBLK_F_LEND))
+			return "ublk does not advertise UBLK_F_LEND (splice-rsrc on 7.3)";
+		return NULL;
+	}
 	if (!(features & UBLK_F_SUPPORT_ZERO_COPY))
 		return "ublk does not advertise UBLK_F_SUPPORT_ZERO_COPY";
 	/*
@@ -245,7 +253,7 @@ const char *uzc_unsupported(void)
 	if (why)
 		return why;
 	if (!uzc_have_ops())
-		return "io_uring lacks IORING_OP_SPLICE_FROM/BUF_REMOVE (58/59)";
+		return "io_uring lacks IORING_OP_SPLICE_FROM/BUF_REMOVE (58/59, or 65/66 on 7.3)";
 	return uzc_zc_missing();
 }
 
@@ -296,6 +304,16 @@ unsigned int uzc_logical_bs_shift = 9;
 unsigned int uzc_discard_sectors;
 unsigned int uzc_extra_attrs;
 
+/* uzc_kernel_upstream(), asked once per process (GET_FEATURES) */
+static bool uzc_kernel_upstream_cached(void)
+{
+	static int upstream = -1;
+
+	if (upstream < 0)
+		upstream = uzc_kernel_upstream();
+	return upstream;
+}
+
 int uzc_dev_add(struct uzc_dev *d, __u64 flags, unsigned int depth,
 		unsigned int max_io, unsigned long long dev_size,
 		bool volatile_cache)
@@ -320,6 +338,15 @@ int uzc_dev_add(struct uzc_dev *d, __u64 flags, unsigned int depth,
 	info.dev_id = -1;
 	info.ublksrv_pid = getpid();
 	info.flags = flags;
+	/*
+	 * 7.x scans partitions from a work item after START_DEV, with a READ
+	 * that may come after the start command's serving loop returned:
+	 * a test that fetches requests itself would take it for its own
+	 * request, or never serve it while the scan holds the disk's open
+	 * mutex.  The tests' devices have no partitions to find.
+	 */
+	if (uzc_kernel_upstream_cached())
+		info.flags |= UBLK_F_NO_AUTO_PART_SCAN;
 	ret = uzc_ctrl_cmd(d, UBLK_U_CMD_ADD_DEV, 0, &info, sizeof(info));
 	if (ret)
 		return ret;
@@ -888,7 +915,7 @@ void uzc_prep_splice_from(struct io_uring_sqe *sqe, int fd, __u64 pos,
 			  __u32 len, __u16 slot)
 {
 	memset(sqe, 0, sizeof(*sqe));
-	sqe->opcode = IORING_OP_SPLICE_FROM;
+	sqe->opcode = UZC_OP_SPLICE_FROM;
 	sqe->fd = fd;
 	sqe->off = pos;
 	sqe->len = len;
@@ -898,7 +925,7 @@ void uzc_prep_splice_from(struct io_uring_sqe *sqe, int fd, __u64 pos,
 void uzc_prep_buf_remove(struct io_uring_sqe *sqe, __u16 slot)
 {
 	memset(sqe, 0, sizeof(*sqe));
-	sqe->opcode = IORING_OP_BUF_REMOVE;
+	sqe->opcode = UZC_OP_BUF_REMOVE;
 	sqe->fd = -1;
 	sqe->buf_index = slot;
 }

@@ -27,9 +27,13 @@
 
 /*
  * The device of the zero-copy cases: user copy beside zero copy (the
- * fallback the series keep), requests up to 512 KiB, 64 MiB.
+ * fallback the series keep), requests up to 512 KiB, 64 MiB.  The
+ * lending flag is the running kernel's: UBLK_F_SUPPORT_ZERO_COPY (bit 0)
+ * on the 6.12 series, UBLK_F_LEND (bit 21) on the 7.3 one.  So are the
+ * fused and bpf series' (bit 0): uzc_splice_uapi() picks the 6.12
+ * numbers on every kernel without ops 65 and 66.
  */
-#define UZC_ZC_FLAGS		(UBLK_F_USER_COPY | UBLK_F_SUPPORT_ZERO_COPY)
+#define UZC_ZC_FLAGS		(UBLK_F_USER_COPY | UZC_F_LEND)
 #define UZC_ZC_MAX_IO		(512 << 10)
 #define UZC_ZC_DEV_SIZE		(64ULL << 20)
 

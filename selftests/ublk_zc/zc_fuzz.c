@@ -443,7 +443,7 @@ static int run_batches(void)
 /* ------------------------------------------------------------------ */
 /* setup, teardown, main                                                */
 
-#define ZC_FLAGS	(UBLK_F_USER_COPY | UBLK_F_SUPPORT_ZERO_COPY)
+#define ZC_FLAGS	UZC_ZC_FLAGS
 #define BPF_FLAGS	(UBLK_F_USER_COPY | UBLK_F_BPF)
 
 /* which series does this kernel run? NULL and @series set, or why not */
@@ -909,8 +909,8 @@ int main(int argc, char **argv)
 		ksft_exit_fail_msg("create device: %s\n", strerror(-ret));
 	}
 	F.cdev = D.cdev_fd;
-	if (series != S_BPF && !(D.flags & UBLK_F_SUPPORT_ZERO_COPY))
-		ksft_exit_fail_msg("device lost UBLK_F_SUPPORT_ZERO_COPY\n");
+	if (series != S_BPF && !(D.flags & UZC_F_LEND))
+		ksft_exit_fail_msg("device lost UZC_F_LEND\n");
 	if (series == S_BPF && !(D.flags & UBLK_F_BPF))
 		ksft_exit_fail_msg("device lost UBLK_F_BPF\n");
 	W.hold = series == S_BPF;

@@ -35,8 +35,8 @@
 /* ------------------------------------------------------------------ */
 /* uAPI of both series and of 6.12 that liburing 2.3 does not name     */
 
-#define OP_SPLICE_FROM		IORING_OP_SPLICE_FROM	/* splice-rsrc */
-#define OP_BUF_REMOVE		IORING_OP_BUF_REMOVE	/* splice-rsrc */
+#define OP_SPLICE_FROM		UZC_OP_SPLICE_FROM	/* splice-rsrc: 58, 65 on 7.3 */
+#define OP_BUF_REMOVE		UZC_OP_BUF_REMOVE	/* splice-rsrc: 59, 66 on 7.3 */
 #define OP_FUSED_CMD		IORING_OP_FUSED_CMD	/* fused */
 /* IORING_OP_LAST of the fused kernel */
 #define OP_LAST_FUSED		(IORING_OP_FUSED_CMD + 1)

@@ -309,7 +309,7 @@ int import_fixed(const struct op *o, int dir, __u64 addr, __u64 len)
 		return 0;
 	}
 	if (!(b->dir & dir))
-		return -EACCES;
+		return UZC_EDIR;
 	if (addr + len < addr || addr + len > b->len)
 		return -EFAULT;
 	return 0;
@@ -495,7 +495,7 @@ static void issue_sendzc(struct model *m, struct op *o)
 	r = import_fixed(o, DIR_SRC, s->addr,
 			 (__u64)(long long)(int)s->len);
 	if (r) {
-		o->why = r == -EACCES ? "wrong direction" : "out of bounds";
+		o->why = r == -EACCES ? "wrong direction" : "out of bounds (or direction, 7.3)";
 		exp_add(&o->exp, r);
 		return;
 	}

@@ -112,6 +112,19 @@ TEST(numbers_uapi_upstream_lists)
 	EXPECT_EQ(59, IORING_OP_BUF_REMOVE);
 	EXPECT_EQ(58, IORING_OP_FUSED_CMD);
 	EXPECT_EQ(UBLK_U_IO_REGISTER_IO_BUF, UBLK_U_IO_FUSED_SUBMIT_IO);
+	/*
+	 * the series on 7.3 (patches/splice-rsrc-7.3): the ops after 7.3's
+	 * last (URING_CMD128, 64), the bits after 7.3's last (20), clear of
+	 * every other series' bits
+	 */
+	EXPECT_EQ(65, IORING_OP_SPLICE_FROM_73);
+	EXPECT_EQ(66, IORING_OP_BUF_REMOVE_73);
+	EXPECT_EQ(21, __builtin_ctzll(UBLK_F_LEND));
+	EXPECT_EQ(22, __builtin_ctzll(UBLK_F_AUTO_LEND_73));
+	EXPECT_EQ(0, (UBLK_F_LEND | UBLK_F_AUTO_LEND_73) &
+		  (UBLK_F_UPSTREAM_ONLY | F_73 | UBLK_F_SUPPORT_ZERO_COPY |
+		   UBLK_F_AUTO_BUF_REG | UBLK_F_REG_IO_BUF | UBLK_F_AUTO_LEND |
+		   UBLK_F_BPF));
 	/* BATCH_IO's commands are 7.3's alone */
 	EXPECT_EQ(0x25, _IOC_NR(UBLK_U_IO_PREP_IO_CMDS));
 	EXPECT_EQ(0x26, _IOC_NR(UBLK_U_IO_COMMIT_IO_CMDS));

@@ -21,15 +21,23 @@
 
 #include "path_common.h"
 #include "uapi/splice_rsrc.h"
+#include "uapi/upstream.h"
 
 static int autolend_probe(uint64_t features, char *why, size_t whylen)
 {
-	if ((features & UBLK_F_AUTO_LEND) &&
-	    (features & UBLK_F_SUPPORT_ZERO_COPY))
+	/* 6.12: bits 49 and 0; 7.3: bits 22 and 21 with 7.3's own */
+	if ((features & UZC_F_AUTO_LEND) &&
+	    uzc_splice_features_ok(features, ublk_features_upstream(features)))
 		return 0;
 	snprintf(why, whylen, "kernel ublk lacks UBLK_F_AUTO_LEND "
 		 "(splice-rsrc series v6)");
 	return -EOPNOTSUPP;
+}
+
+static uint64_t autolend_dev_flags(uint64_t features)
+{
+	(void)features;
+	return UBLK_F_USER_COPY | UZC_F_LEND | UZC_F_AUTO_LEND;
 }
 
 static uint64_t autolend_cmd_sqe_addr(const struct ublk_queue *q,
@@ -44,6 +52,7 @@ const struct ublk_path_ops path_autolend = {
 	.help = "request pages lent at delivery: AUTO_LEND (splice-rsrc v6)",
 	.dev_flags = UBLK_F_USER_COPY | UBLK_F_SUPPORT_ZERO_COPY |
 		     UBLK_F_AUTO_LEND,
+	.dev_flags_for = autolend_dev_flags,
 	.probe = autolend_probe,
 	.queue_init = path_slot_table_init,
 	.start = path_in_slot_start,

@@ -24,6 +24,18 @@ enum { AUX_INSTALL, AUX_REMOVE };
 static int splice_probe(uint64_t features, char *why, size_t whylen)
 {
 	/*
+	 * The series on 7.3: ops 65/66 (uzc_splice_uapi()) and, in
+	 * GET_FEATURES, 7.3's bits and UBLK_F_LEND (bit 21).
+	 */
+	if (uzc_splice_uapi()->v73) {
+		if (uzc_splice_features_ok(features,
+					   ublk_features_upstream(features)))
+			return 0;
+		snprintf(why, whylen, "io_uring has ops 65/66 but ublk lacks "
+			 "UBLK_F_LEND (splice-rsrc series, 7.3)");
+		return -EOPNOTSUPP;
+	}
+	/*
 	 * the fused series also adds op 58; only splice-rsrc has both.
 	 * Upstream has both as well (RECV_ZC, EPOLL_WAIT) and bit 0 (for
 	 * REGISTER_IO_BUF): its own feature bits tell it apart.
@@ -68,7 +80,7 @@ static void prep_install(struct ublk_queue *q, unsigned int tag)
 	uint64_t pos = ublk_user_copy_pos(q->q_id, tag);
 	struct io_uring_sqe *sqe = ublk_get_sqe(q);
 
-	io_uring_prep_rw(IORING_OP_SPLICE_FROM, sqe, UBLK_FIXED_CDEV, NULL, len,
+	io_uring_prep_rw(UZC_OP_SPLICE_FROM, sqe, UBLK_FIXED_CDEV, NULL, len,
 			 pos);
 	ublk_sqe_fixed_file(sqe);
 	prep_slot(sqe, tag, AUX_INSTALL, true);
@@ -80,7 +92,7 @@ static void prep_remove(struct ublk_queue *q, unsigned int tag,
 {
 	struct io_uring_sqe *sqe = ublk_get_sqe(q);
 
-	io_uring_prep_rw(IORING_OP_BUF_REMOVE, sqe, -1, NULL, 0, 0);
+	io_uring_prep_rw(UZC_OP_BUF_REMOVE, sqe, -1, NULL, 0, 0);
 	prep_slot(sqe, tag, AUX_REMOVE, skip_success);
 }
 
@@ -124,6 +136,13 @@ static void splice_again(struct ublk_queue *q, unsigned int tag)
 	prep_remove(q, tag, true);
 }
 
+/* bit 0 on the 6.12 series, UBLK_F_LEND (bit 21) on the 7.3 one */
+static uint64_t splice_dev_flags(uint64_t features)
+{
+	(void)features;
+	return UBLK_F_USER_COPY | UZC_F_LEND;
+}
+
 static void splice_cqe(struct ublk_queue *q, unsigned int tag,
 		       unsigned int kind, unsigned int leg, int res)
 {
@@ -141,6 +160,7 @@ const struct ublk_path_ops path_splice = {
 	.name = "splice",
 	.help = "request pages installed as a registered buffer (splice-rsrc)",
 	.dev_flags = UBLK_F_USER_COPY | UBLK_F_SUPPORT_ZERO_COPY,
+	.dev_flags_for = splice_dev_flags,
 	.probe = splice_probe,
 	.queue_init = path_slot_table_init,
 	.start = splice_start,
