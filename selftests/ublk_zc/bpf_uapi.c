@@ -1473,23 +1473,40 @@ static int submit_read(FIXTURE_DATA(bpf) *self, int fd, void *buf,
 	return 0;
 }
 
+/* a one-tag case whose server READs a page of @data from pipe @p */
+struct pipe_case {
+	int p[2];
+	char *data, *got;
+};
+
+static void start_pipe_case(struct __test_metadata *_metadata,
+			    FIXTURE_DATA(bpf) *self, struct pipe_case *pc)
+{
+	pc->data = uzc_xalloc(4096);
+	pc->got = uzc_xalloc(4096);
+	ASSERT_NE(NULL, pc->data);
+	ASSERT_NE(NULL, pc->got);
+	ASSERT_EQ(0, pipe(pc->p));
+	one_tag_redirect(_metadata, self);
+}
+
 /*
- * The end of a case that read @data through pipe @p into @got: the
- * request of @tag committed, its block I/O @io done, all freed.
+ * The end: the server's READ got @pc's data, the request of @tag is
+ * committed and its block I/O @io (buffer @buf) done, all freed.
  */
 static void end_pipe_case(struct __test_metadata *_metadata,
-			  FIXTURE_DATA(bpf) *self, int tag, struct uzc_io *io,
-			  int p[2], char *buf, char *data, char *got)
+			  FIXTURE_DATA(bpf) *self, struct pipe_case *pc,
+			  int tag, struct uzc_io *io, char *buf)
 {
-	EXPECT_EQ(0, memcmp(got, data, 4096));
+	EXPECT_EQ(0, memcmp(pc->got, pc->data, 4096));
 	EXPECT_EQ(0, uzc_commit(&self->d, tag, 4096));
 	EXPECT_EQ(4096, uzc_io_wait(io));
 	forget_cqes(self, tag);
-	close(p[0]);
-	close(p[1]);
+	close(pc->p[0]);
+	close(pc->p[1]);
 	free(buf);
-	free(data);
-	free(got);
+	free(pc->data);
+	free(pc->got);
 }
 
 /*
@@ -1500,16 +1517,14 @@ static void end_pipe_case(struct __test_metadata *_metadata,
  */
 TEST_F(bpf, drain_pending_does_not_hold_program_sqe)
 {
-	char *data = uzc_xalloc(4096), *got = uzc_xalloc(4096), *buf;
-	int p[2], tag, res;
+	struct pipe_case pc;
 	struct uzc_io io;
+	int tag, res;
+	char *buf;
 	__u64 ud;
 
-	ASSERT_NE(NULL, data);
-	ASSERT_NE(NULL, got);
-	ASSERT_EQ(0, pipe(p));
-	one_tag_redirect(_metadata, self);
-	ASSERT_EQ(0, submit_read(self, p[0], got, 0, 0x1001));
+	start_pipe_case(_metadata, self, &pc);
+	ASSERT_EQ(0, submit_read(self, pc.p[0], pc.got, 0, 0x1001));
 	ASSERT_EQ(1, io_uring_submit(&self->d.q));
 	ASSERT_EQ(0, submit_drained(self, -1, NULL, 0x1234));
 	EXPECT_TRUE(uzc_cq_quiet(&self->d.q, 100));
@@ -1521,8 +1536,8 @@ TEST_F(bpf, drain_pending_does_not_hold_program_sqe)
 	EXPECT_TRUE(wait_prog_cqes(self, tag, 1, WAIT_MS))
 		TH_LOG("the program SQE waits behind the drained NOP");
 	EXPECT_EQ(0, self->d.nr_active);
-	uzc_fill(data, 4096, 31);
-	ASSERT_EQ(4096, write(p[1], data, 4096));
+	uzc_fill(pc.data, 4096, 31);
+	ASSERT_EQ(4096, write(pc.p[1], pc.data, 4096));
 	/* then the server's READ and the NOP, in that order */
 	res = next_own_cqe(self, &ud, WAIT_MS);
 	EXPECT_EQ(0x1001, ud);
@@ -1533,7 +1548,7 @@ TEST_F(bpf, drain_pending_does_not_hold_program_sqe)
 	if (self->nr_cqes[tag] < 1)
 		EXPECT_TRUE(wait_prog_cqes(self, tag, 1, WAIT_MS));
 	EXPECT_EQ(4096, self->res[tag][0]);
-	end_pipe_case(_metadata, self, tag, &io, p, buf, data, got);
+	end_pipe_case(_metadata, self, &pc, tag, &io, buf);
 }
 
 /*
@@ -1571,19 +1586,18 @@ TEST_F(bpf, drain_after_program_cqe)
  */
 TEST_F(bpf, drain_after_link_not_taken_by_program_sqe)
 {
-	char *data = uzc_xalloc(4096), *got = uzc_xalloc(4096), *buf;
 	struct io_uring_sqe *sqe;
-	int p[2], tag, res, i;
+	struct pipe_case pc;
+	int tag, res, i;
 	bool nop_c = false;
 	struct uzc_io io;
+	char *buf;
 	__u64 ud;
 
-	ASSERT_NE(NULL, data);
-	ASSERT_NE(NULL, got);
-	ASSERT_EQ(0, pipe(p));
-	one_tag_redirect(_metadata, self);
+	start_pipe_case(_metadata, self, &pc);
 	/* A: READ of an empty pipe, linked to B: a NOP with IOSQE_IO_DRAIN */
-	ASSERT_EQ(0, submit_read(self, p[0], got, IOSQE_IO_LINK, 0x1001));
+	ASSERT_EQ(0, submit_read(self, pc.p[0], pc.got, IOSQE_IO_LINK,
+				 0x1001));
 	sqe = io_uring_get_sqe(&self->d.q);
 	ASSERT_NE(NULL, sqe);
 	io_uring_prep_nop(sqe);
@@ -1604,8 +1618,8 @@ TEST_F(bpf, drain_after_link_not_taken_by_program_sqe)
 	ASSERT_EQ(1, io_uring_submit(&self->d.q));
 	EXPECT_TRUE(uzc_cq_quiet(&self->d.q, 100))
 		TH_LOG("the NOP after the link was not drained");
-	uzc_fill(data, 4096, 32);
-	ASSERT_EQ(4096, write(p[1], data, 4096));
+	uzc_fill(pc.data, 4096, 32);
+	ASSERT_EQ(4096, write(pc.p[1], pc.data, 4096));
 	for (i = 0; i < 3; i++) {
 		res = next_own_cqe(self, &ud, WAIT_MS);
 		ASSERT_NE(-ETIMEDOUT, res) TH_LOG("CQE %d of A, B, C", i);
@@ -1616,7 +1630,7 @@ TEST_F(bpf, drain_after_link_not_taken_by_program_sqe)
 						   (unsigned long long)ud);
 		EXPECT_EQ(ud == 0x1001 ? 4096 : 0, res);
 	}
-	end_pipe_case(_metadata, self, tag, &io, p, buf, data, got);
+	end_pipe_case(_metadata, self, &pc, tag, &io, buf);
 }
 
 /*
