@@ -26,10 +26,11 @@ printf '%s\t%s\t%s\t%s\n' base 6.12 check "copy user_copy" \
 	bpf 6.12 default "copy user_copy bpf" \
 	regbuf 6.12 extra "copy user_copy regbuf autobuf" \
 	upstream 7.3 check "copy user_copy regbuf autobuf" \
+	splice-rsrc-7.3 7.3 extra "copy user_copy regbuf autobuf splice autolend" \
 	> "$F/selftests/ublk_zc/variants"
 series_dirs() {
 	rm -rf "$F/patches"
-	mkdir -p "$F"/patches/{splice-rsrc,fused,bpf,regbuf}
+	mkdir -p "$F"/patches/{splice-rsrc,fused,bpf,regbuf,splice-rsrc-7.3}
 	for v in splice-rsrc fused "$@"; do : > "$F/patches/$v/0001-x.patch"; done
 }
 series_dirs
@@ -93,6 +94,7 @@ while [ $# -gt 0 ]; do
 	--seed) seed=$2; shift ;;
 	--trials) trials=$2; shift ;;
 	--paths) paths=$2; shift ;;
+	--kublk) echo "kublk variant=$v $2" >> "$STUB_LOG"; shift ;;
 	--list-paths) printf '%s\n' copy user_copy splice autolend fused; exit 0 ;;
 	esac
 	shift
@@ -143,7 +145,7 @@ ab() {
 }
 V=(--variants "base,splice-rsrc,fused")
 
-t_plan 28
+t_plan 30
 ab ok "${V[@]}"
 t_is "a complete run passes" "$?" 0 || t_diag "$(tail -n 5 "$T_TMP/ok.out")"
 t_ok "it says how n splits into boots x trials" \
@@ -186,6 +188,16 @@ series_dirs regbuf
 ab dflt
 t_is "by default every variant with patches, regbuf (VARIANTS_EXTRA) too; each stock kernel its own reference rows" \
 	"$(paths_of dflt)" "base copy,user_copy,kernel fused fused regbuf regbuf,autobuf splice-rsrc user_copy,splice,autolend upstream copy,user_copy,regbuf,autobuf,kernel,kublk-z,kublk-auto_zc,kublk-batch "
+series_dirs
+
+# a 7.3 series: upstream's paths and kublk, from its own tree, beside its own
+series_dirs splice-rsrc-7.3
+ab s73 --variants upstream,splice-rsrc-7.3
+t_is "a 7.3 series measures its paths, upstream's and kublk's rows" \
+	"$(paths_of s73)" "splice-rsrc-7.3 regbuf,autobuf,splice,autolend,kublk-z,kublk-auto_zc,kublk-batch upstream copy,user_copy,regbuf,autobuf,kernel,kublk-z,kublk-auto_zc,kublk-batch "
+t_is "each 7.3 kernel runs the kublk of its own tree" \
+	"$(sed -n 's|^kublk variant=\([^ ]*\) .*/trees/\([^/]*\)/tools/testing/selftests/ublk/kublk$|\1:\2|p' "$T_TMP/s73.log" 2> /dev/null | sort -u | tr '\n' ,)" \
+	"splice-rsrc-7.3:splice-rsrc-7.3,upstream:upstream,"
 series_dirs
 
 ab seeds --variants base,fused --boots 3 --trials 2 --seed 100
