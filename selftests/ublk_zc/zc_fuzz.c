@@ -88,6 +88,7 @@
 
 struct config cfg;
 enum series series;
+bool v73;
 static __u64 rng;	/* the server's stream: every fuzz decision */
 
 __u64 rnd(void)
@@ -824,8 +825,9 @@ static void print_ring_summary(void)
 		       nr_settled, nr_settle_late, max_settle_tries);
 	printf("# %lu READs parked on a fixed pipe, %lu released; %lu unregisters with one parked (%lu loans dropped)\n",
 	       nr_parks, nr_unparks, nr_unreg_parked, nr_unreg_parked_lent);
-	printf("# eventfd/inotify targets: %lu ops, %lu refused (EOPNOTSUPP); drains: %lu drained SQEs, %lu deferred ops, %lu BUF_REMOVE after a drained NOP (%lu ok)\n",
-	       NC.rwonly, NC.rwonly_refused, NC.drained, NC.deferred,
+	printf("# eventfd/inotify targets: %lu ops, %lu refused (%s); drains: %lu drained SQEs, %lu deferred ops, %lu BUF_REMOVE after a drained NOP (%lu ok)\n",
+	       NC.rwonly, NC.rwonly_refused, v73 ? "EFAULT" : "EOPNOTSUPP",
+	       NC.drained, NC.deferred,
 	       NC.nop_remove, NC.nop_remove_ok);
 	printf("# SQPOLL: %lu rings, %lu ops, %lu EPERM; FETCH on the fuzz ring: %lu ops beside it\n",
 	       NC.sqpoll_rings, NC.sqpoll_ops, NC.sqpoll_eperm,
@@ -873,8 +875,9 @@ int main(int argc, char **argv)
 				   series_name[series], uzc_variant());
 	if (series == S_BPF)	/* the program's SQEs go to the queue ring */
 		cfg.mode = FM_SPLIT;
-	printf("# series %s, %lu ops, device %llu MiB, depth %u, max_io %u KiB%s, FETCH %s%s\n",
-	       series_name[series], cfg.ops,
+	v73 = series == S_SPLICE && UZC_V73;
+	printf("# series %s%s, %lu ops, device %llu MiB, depth %u, max_io %u KiB%s, FETCH %s%s\n",
+	       series_name[series], v73 ? " (7.3 model)" : "", cfg.ops,
 	       cfg.dev_size >> 20, cfg.depth, cfg.max_io >> 10,
 	       cfg.debug ? " (debug flavor)" : "",
 	       cfg.mode == FM_SAME ? "on the fuzz ring" : "on its own ring",

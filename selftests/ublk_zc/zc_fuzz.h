@@ -53,6 +53,7 @@
 #define OP_SEND_ZC		47
 #define REG_CLONE_BUFFERS	30
 #define SQE_BAD_FLAG		0x80	/* beyond SQE_VALID_FLAGS */
+#define URING_CMD_MULTISHOT	(1U << 1)	/* 7.3's IORING_URING_CMD_MULTISHOT */
 #define MAX_RW			0x7ffff000u	/* MAX_RW_COUNT on x86_64 */
 #define UDP_MAX			65507	/* IPv4 UDP payload limit */
 /*
@@ -105,6 +106,13 @@ struct config {
 
 extern struct config cfg;
 extern enum series series;
+/*
+ * The splice-rsrc series on Linux 7.3 (UZC_V73): the model takes 7.3's
+ * rules where 7.3's io_uring and the 7.3 port differ from the 6.12
+ * series (each rule names the 7.3 function that makes it); false on
+ * every 6.12 kernel, whose model stays as it was.
+ */
+extern bool v73;
 
 /* splitmix64: tiny, good enough, and reproducible everywhere */
 static inline __u64 rng_next(__u64 *s)

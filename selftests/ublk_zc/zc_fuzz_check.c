@@ -497,7 +497,8 @@ void fuzz_submit(struct op *ops, int n)
 		if (o->fk == FK_EVFD || o->fk == FK_INOTIFY ||
 		    o->sfk == FK_EVFD || o->sfk == FK_INOTIFY) {
 			NC.rwonly++;
-			NC.rwonly_refused += res == -EOPNOTSUPP;
+			/* 7.3: loop_rw_iter()'s refusal of a kernel buffer */
+			NC.rwonly_refused += res == (v73 ? -EFAULT : -EOPNOTSUPP);
 		}
 		if (o->deferred) {
 			NC.deferred++;

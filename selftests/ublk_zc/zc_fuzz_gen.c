@@ -564,8 +564,16 @@ static void gen_sendzc(struct model *m, struct op *o)
 	}
 	gen_use_slot(m, s);
 	udp_len(s);
-	if (chance(4))
-		s->ioprio |= 1U << (4 + rnd_below(8));
+	if (chance(4)) {
+		unsigned int b = 4 + rnd_below(8);
+
+		/*
+		 * 7.3: bit 5 is IORING_SEND_VECTORIZED (io_send_zc_prep()'s
+		 * IO_ZC_FLAGS_VALID), a vector of registered-buffer
+		 * ranges the model does not have: an invalid bit instead
+		 */
+		s->ioprio |= 1U << (v73 && b == 5 ? 12 : b);
+	}
 	o->fdc = PICK(sock_fds);
 	o->fk = set_fd(m, s, o->fdc);
 }
@@ -720,6 +728,19 @@ static bool async_unmodelled(const struct op *o, bool in_chain)
 }
 
 /*
+ * 7.3 runs a deferred request only when every live request of the ring
+ * is a deferred one (io_queue_deferred(): nr_req_allocated ==
+ * nr_drained), and SEND_ZC's prep allocated a second live request, its
+ * notification (io_send_zc_prep() -> io_alloc_notif()): a drained
+ * SEND_ZC, or one deferred behind a drain, waits forever (stock 7.3 as
+ * well; 6.12 runs it).  None is generated there.
+ */
+static bool v73_drain_hangs(const struct op *o)
+{
+	return v73 && o->kind == K_SENDZC;
+}
+
+/*
  * random SQE flags for an unlinked op (links are set by the caller); in a
  * drained group (@in_group) every op runs in io-wq anyway (and keeps a
  * skipped success only if the model expects it to fail: group_takes())
@@ -730,6 +751,9 @@ static void gen_flags(struct op *o, bool may_drain, bool in_chain,
 	struct io_uring_sqe *s = &o->sqe[0];
 	unsigned int r = rnd_below(100);
 
+	/* 7.3: a drained SEND_ZC never runs (v73_drain_hangs()) */
+	if (v73_drain_hangs(o))
+		may_drain = false;
 	if (r < 12) {
 		if (in_group || !async_unmodelled(o, in_chain))
 			s->flags |= IOSQE_ASYNC;
@@ -861,6 +885,9 @@ static bool group_takes(const struct model *pre, struct model *spec,
 	 */
 	if (ops[j].prep)
 		return false;
+	/* Nor a SEND_ZC on 7.3, which would never run (v73_drain_hangs()) */
+	if (v73_drain_hangs(&ops[j]))
+		return false;
 	/*
 	 * Nor a success with IOSQE_CQE_SKIP_SUCCESS: it runs in io-wq and
 	 * posts nothing, so no CQE tells when it ran, and the server may
@@ -872,6 +899,33 @@ static bool group_takes(const struct model *pre, struct model *spec,
 		return false;
 	*spec = t;
 	return true;
+}
+
+/*
+ * 7.3 looks a fixed buffer up at issue (io_find_buf_node() from
+ * io_read_fixed(), io_write_fixed(), io_send_zc_import()): an IOSQE_ASYNC
+ * user does it in io-wq, at a time the model cannot place among the later
+ * SQEs of its submission.  When op @i changes what an earlier unlinked
+ * IOSQE_ASYNC user of its slot would find, that user is issued inline
+ * instead (its result is the same either way in the model).
+ */
+static void v73_lookup_order(const struct model *m, struct op *ops, int i)
+{
+	int j;
+
+	if (!v73 || (ops[i].kind != K_SPLICE && ops[i].kind != K_REMOVE))
+		return;
+	for (j = 0; j < i; j++) {
+		struct op *a = &ops[j];
+
+		if (a->chained || a->deferred ||
+		    !(a->sqe[0].flags & IOSQE_ASYNC) ||
+		    (a->kind != K_READF && a->kind != K_WRITEF &&
+		     a->kind != K_SENDZC))
+			continue;
+		if (ops_conflict(m, a, &ops[i]))
+			a->sqe[0].flags &= ~IOSQE_ASYNC;
+	}
 }
 
 int gen_sub(struct op *ops)
@@ -938,6 +992,7 @@ int gen_sub(struct op *ops)
 					  in_chain, false);
 			}
 		}
+		v73_lookup_order(&spec, ops, i);
 		if (o->sqe[0].flags & IOSQE_IO_DRAIN) {
 			/* the rest of the submission waits behind it */
 			pre = spec;

@@ -96,6 +96,20 @@ static int prep_generic(struct model *m, const struct io_uring_sqe *s,
 	return 0;
 }
 
+/* the loan bit: false when it is surely taken (-EALREADY) */
+static bool expect_unlent(const struct mtag *t, struct op *o)
+{
+	if (t->lend == L_HELD) {
+		o->why = "already lent";
+		exp_add(&o->exp, -EALREADY);
+		return false;
+	}
+	/* an importer may still run, or have completed and let go */
+	if (t->lend == L_PEND || t->lend == L_MAYBE)
+		exp_add(&o->exp, -EALREADY);
+	return true;
+}
+
 /* ublk's ->loan_bvec(): the lender's checks for SPLICE_FROM */
 static void expect_loan(const struct model *m, __u64 pos, __u32 len,
 			struct op *o)
@@ -130,14 +144,12 @@ static void expect_loan(const struct model *m, __u64 pos, __u32 len,
 		exp_add(&o->exp, -ESRCH);
 		return;
 	}
-	if (t->lend == L_HELD) {
-		o->why = "already lent";
-		exp_add(&o->exp, -EALREADY);
+	/*
+	 * 7.3: ublk_ch_loan_bvec() checks the request (-ENODATA,
+	 * -EOVERFLOW) before test_and_set_bit_lock(UBLK_IO_LENT)
+	 */
+	if (!v73 && !expect_unlent(t, o))
 		return;
-	}
-	/* an importer may still run, or have completed and let go */
-	if (t->lend == L_PEND || t->lend == L_MAYBE)
-		exp_add(&o->exp, -EALREADY);
 	if (t->op != UBLK_IO_OP_READ && t->op != UBLK_IO_OP_WRITE) {
 		o->why = "request without data";
 		exp_add(&o->exp, -ENODATA);
@@ -148,6 +160,8 @@ static void expect_loan(const struct model *m, __u64 pos, __u32 len,
 		exp_add(&o->exp, -EOVERFLOW);
 		return;
 	}
+	if (v73 && !expect_unlent(t, o))
+		return;
 	o->why = "lend";
 	exp_add(&o->exp, len);
 }
@@ -323,6 +337,13 @@ static int prep_rw(struct model *m, struct op *o)
 
 	if (r)
 		return r;
+	/*
+	 * 7.3: io_prep_read_fixed()/io_prep_write_fixed() are
+	 * __io_prep_rw() alone; the slot is looked up at issue
+	 * (issue_rw())
+	 */
+	if (v73)
+		return 0;
 	bind_slot(m, o, s->buf_index);
 	if (o->bound_oor)
 		return -EFAULT;
@@ -342,7 +363,8 @@ static void rw_target(struct op *o, enum fk fk, bool write, __u32 len)
 	case FK_EVFD:
 		/* has ->read_iter(): a READ would park; never generated */
 		o->why = "->write() only: no user pointer for a lent buffer";
-		exp_add(&o->exp, -EOPNOTSUPP);
+		/* 7.3: loop_rw_iter() refuses IO_REGBUF_F_KBUF: -EFAULT */
+		exp_add(&o->exp, v73 ? -EFAULT : -EOPNOTSUPP);
 		break;
 	case FK_INOTIFY:
 		if (write) {
@@ -350,7 +372,7 @@ static void rw_target(struct op *o, enum fk fk, bool write, __u32 len)
 			exp_add(&o->exp, -EBADF);
 		} else {
 			o->why = "->read() only: no user pointer for a lent buffer";
-			exp_add(&o->exp, -EOPNOTSUPP);
+			exp_add(&o->exp, v73 ? -EFAULT : -EOPNOTSUPP);
 		}
 		break;
 	case FK_BAD:
@@ -387,10 +409,48 @@ static void rw_target(struct op *o, enum fk fk, bool write, __u32 len)
 	}
 }
 
+/*
+ * 7.3: a fixed buffer is taken at issue: io_issue_sqe() assigns the
+ * file first (io_assign_file(): -EBADF), then the op looks the slot up
+ * (io_import_reg_buf() -> io_find_buf_node(): -EFAULT for an empty one;
+ * the request holds the node until it is freed) and imports it
+ * (io_import_fixed(): validate_fixed_range(), then imu->dir: -EFAULT).
+ * Returns 0, or the result the op ends with.
+ */
+static int issue_import73(struct model *m, struct op *o, int dir,
+			  __u64 addr, __u64 len)
+{
+	int r;
+
+	if (o->fk == FK_BAD) {
+		o->why = "bad fd";
+		return -EBADF;
+	}
+	bind_slot(m, o, o->sqe[0].buf_index);
+	if (o->bound_oor || o->bound.kind == SL_EMPTY) {
+		o->why = "no buffer in the slot at issue";
+		return -EFAULT;
+	}
+	r = import_fixed(o, dir, addr, len);
+	if (r)
+		o->why = "out of bounds or wrong direction";
+	return r;
+}
+
 static void issue_rw(struct model *m, struct op *o)
 {
 	bool write = o->kind == K_WRITEF;
 
+	if (v73) {
+		/* io_read_fixed()/io_write_fixed(): io_init_rw_fixed() */
+		int r = issue_import73(m, o, write ? DIR_SRC : DIR_DST,
+				       o->sqe[0].addr, o->sqe[0].len);
+
+		if (r) {
+			exp_add(&o->exp, r);
+			return;
+		}
+	}
 	if (!o->why)
 		o->why = "transfer";
 	/* io_rw_init_file(): mode, then IOPOLL wants O_DIRECT + ->iopoll */
@@ -404,6 +464,38 @@ static void issue_rw(struct model *m, struct op *o)
 }
 
 /*
+ * 7.3's uring_cmd: URING_CMD selects buffers (io_issue_defs[].buffer_select:
+ * io_init_req() lets IOSQE_BUFFER_SELECT through), and
+ * io_uring_cmd_prep() only reads buf_index: the driver looks a fixed
+ * buffer up when it imports it (io_uring_cmd_import_fixed()), which a
+ * socket command never does; nothing is refused for a kernel buffer.
+ */
+static int prep_ucmd73(struct model *m, struct op *o)
+{
+	struct io_uring_sqe s = o->sqe[0];
+	bool fa, bsel = s.flags & IOSQE_BUFFER_SELECT;
+	__u32 fl = s.uring_cmd_flags;
+	int r;
+
+	s.flags &= ~IOSQE_BUFFER_SELECT;
+	if (o->sqe[0].flags & SQE_BAD_FLAG)
+		return -EINVAL;
+	r = prep_generic(m, &s, false, true, &fa);
+	if (r)
+		return r;
+	/* io_uring_cmd_prep() */
+	if (s.__pad1)
+		return -EINVAL;
+	if (fl & ~(IORING_URING_CMD_FIXED | URING_CMD_MULTISHOT))
+		return -EINVAL;
+	if ((fl & IORING_URING_CMD_FIXED) && (fl & URING_CMD_MULTISHOT))
+		return -EINVAL;
+	if (!!(fl & URING_CMD_MULTISHOT) != bsel)
+		return -EINVAL;
+	return 0;
+}
+
+/*
  * uring_cmd: a fixed buffer is taken at prep, whatever the command; a
  * lent one is refused there (the driver alone would name the direction)
  */
@@ -411,8 +503,11 @@ static int prep_ucmd(struct model *m, struct op *o)
 {
 	const struct io_uring_sqe *s = &o->sqe[0];
 	bool fa;
-	int r = prep_generic(m, s, false, true, &fa);
+	int r;
 
+	if (v73)
+		return prep_ucmd73(m, o);
+	r = prep_generic(m, s, false, true, &fa);
 	if (r)
 		return r;
 	if (s->__pad1 || (s->uring_cmd_flags & ~IORING_URING_CMD_FIXED))
@@ -434,13 +529,38 @@ static void issue_ucmd(struct model *m, struct op *o)
 	} else if (o->fk != FK_UDP && o->fk != FK_RX) {
 		o->why = "file without ->uring_cmd";
 		exp_add(&o->exp, -EOPNOTSUPP);
-	} else if (m->iopoll || o->sqe[0].cmd_op != 0) {
+	} else if ((m->iopoll && !v73) || o->sqe[0].cmd_op != 0) {
+		/*
+		 * 7.3's io_uring_cmd() polls only a file with
+		 * ->uring_cmd_iopoll and issues the others as usual
+		 */
 		o->why = "socket command not supported";
 		exp_add(&o->exp, -EOPNOTSUPP);
 	} else {
 		o->why = "SIOCINQ on an empty socket";
 		exp_add(&o->exp, 0);
 	}
+}
+
+/*
+ * 7.3's io_send_zc_prep(): addr3 is the notification's user_data (never
+ * generated), more ioprio flags are valid (IO_ZC_FLAGS_VALID; the
+ * generator never sets IORING_SEND_VECTORIZED there), and a fixed buffer
+ * is only marked for import (io_send_setup(): REQ_F_IMPORT_BUFFER), no
+ * address checked
+ */
+static int prep_sendzc73(const struct op *o)
+{
+	const struct io_uring_sqe *s = &o->sqe[0];
+
+	if (s->__pad2[0])
+		return -EINVAL;
+	if (s->flags & IOSQE_CQE_SKIP_SUCCESS)
+		return -EINVAL;
+	if (s->ioprio & ~(IORING_RECVSEND_POLL_FIRST | IORING_RECVSEND_FIXED_BUF |
+			  (1U << 3) | (1U << 5)))
+		return -EINVAL;
+	return 0;
 }
 
 static int prep_sendzc(struct model *m, struct op *o)
@@ -451,6 +571,8 @@ static int prep_sendzc(struct model *m, struct op *o)
 
 	if (r)
 		return r;
+	if (v73)
+		return prep_sendzc73(o);
 	if (s->__pad2[0] || s->addr3)
 		return -EINVAL;
 	if (s->flags & IOSQE_CQE_SKIP_SUCCESS)
@@ -480,7 +602,6 @@ static void issue_sendzc(struct model *m, struct op *o)
 	const struct io_uring_sqe *s = &o->sqe[0];
 	int r;
 
-	(void)m;
 	if (o->fk == FK_BAD) {
 		o->why = "bad fd";
 		exp_add(&o->exp, -EBADF);
@@ -489,6 +610,20 @@ static void issue_sendzc(struct model *m, struct op *o)
 	if (o->fk != FK_UDP) {
 		o->why = "not a socket";
 		exp_add(&o->exp, -ENOTSOCK);
+		return;
+	}
+	/*
+	 * 7.3: io_sendmsg_zc() -> io_send_zc_import(): the notification
+	 * looks the slot up and imports it, len unsigned (io_sr_msg.len)
+	 */
+	if (v73) {
+		r = issue_import73(m, o, DIR_SRC, s->addr, s->len);
+		if (r) {
+			exp_add(&o->exp, r);
+			return;
+		}
+		o->why = "send";
+		send_zc_target(o, s->len);
 		return;
 	}
 	/* imported at issue, with the len sign-extended from int */
