@@ -91,17 +91,15 @@ static void release_ring(FIXTURE_DATA(held) *self)
  * with -EIO as soon as the ring's last owner let it go, and the device
  * was deleted.  A variant named in UBLK_ZC_VARIANT that fixes it goes in
  * this list, and the case then fails on it if the request does not end
- * while held.  The series listed (the four 6.12 ones and splice-rsrc on
- * 7.3) carry the fix ("io_uring/uring_cmd: let the submitter's exit
- * cancel a cancelable command": a cancelable command is tracked in
- * flight, so its task's exit cancels it).
+ * while held.  The 6.12 series listed carry the fix ("io_uring/uring_cmd:
+ * let the submitter's exit cancel a cancelable command": a cancelable
+ * command is tracked in flight, so its task's exit cancels it).
  */
 static const char *const ends_while_held[] = {
 	"splice-rsrc",
 	"fused",
 	"bpf",
 	"regbuf",
-	"splice-rsrc-7.3",
 	NULL
 };
 
