@@ -182,8 +182,9 @@ static void dump_model(const struct model *m)
 {
 	unsigned int i;
 
-	printf("#   model: table=%d slots=%u files=%d sqe128=%d submit_all=%d drain_disabled=%d sqpoll=%d fetch_here=%d parked=%d\n",
+	printf("#   model: table=%d slots=%u files=%d sqe128=%d submit_all=%d iopoll=%d drain_disabled=%d sqpoll=%d fetch_here=%d parked=%d\n",
 	       m->table, m->nslots, m->files, m->sqe128, m->submit_all,
+	       m->iopoll,
 	       m->drain_disabled, m->sqpoll, m->fetch_here, m->parked);
 	for (i = 0; i < m->nslots; i++)
 		if (m->slot[i].kind != SL_EMPTY)
