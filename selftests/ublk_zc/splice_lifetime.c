@@ -159,6 +159,21 @@ static int server_start(struct uzc_srv *s, __u64 flags, unsigned int mode)
 }
 
 /*
+ * SIGKILL the daemon: it must be gone within the deadline.  A daemon
+ * stuck in its exit fails the case and is freed from outside
+ * (uzc_kill_reap()), so that the run goes on.
+ */
+static void srv_kill(struct __test_metadata *_metadata, struct uzc_srv *s)
+{
+	if (s->pid <= 0)
+		return;
+	EXPECT_TRUE(uzc_kill_reap(s->pid, UZC_DEADLINE_MS))
+		TH_LOG("the daemon did not finish its exit within %d ms",
+		       UZC_DEADLINE_MS);
+	s->pid = 0;
+}
+
+/*
  * The request is held (lent) until the daemon dies; then it must end
  * with @want within the deadline and the device must delete.
  */
@@ -166,11 +181,67 @@ static void kill_then_expect(struct __test_metadata *_metadata,
 			     struct uzc_srv *s, ssize_t want)
 {
 	EXPECT_FALSE(uzc_io_done(&s->io, 200));
-	uzc_srv_kill(s);
+	srv_kill(_metadata, s);
 	EXPECT_TRUE(uzc_io_done(&s->io, UZC_DEADLINE_MS));
 	if (s->io.done)
 		EXPECT_EQ(want, uzc_io_wait(&s->io));
 	EXPECT_TRUE(uzc_deleted_within(&s->d, UZC_DEADLINE_MS));
+}
+
+/* let the lending ring's other owner go: the test's fd @rfd or the holder */
+static void release_holder(struct uzc_srv *s, int *rfd)
+{
+	if (rfd && *rfd >= 0) {
+		close(*rfd);
+		*rfd = -1;
+	}
+	/* reparented to init when the daemon died: no wait */
+	if (s->holder > 0) {
+		kill(s->holder, SIGKILL);
+		s->holder = 0;
+	}
+}
+
+/*
+ * kill_then_expect() where a ring with the loan outlives the daemon,
+ * held by its child (s->holder) or by the test (@rfd).  6.12 binds loans
+ * to the daemon: the request ends at its death, whoever holds the ring.
+ * The 7.3 series does not (cover letter): a loan belongs to the ring it
+ * is in, as a REGISTER_IO_BUF buffer does, and the ring keeps the request
+ * until it lets the buffer go or is closed.  There, a request that did
+ * not end at the death must end with @want once the other owner lets
+ * the ring go, and the device must delete; the case then reports XFAIL
+ * (known limit).  A request that ends at the death passes, as on 6.12.
+ */
+static void kill_then_expect_held(struct __test_metadata *_metadata,
+				  struct uzc_srv *s, ssize_t want, int *rfd)
+{
+	bool ended;
+
+	if (!UZC_V73) {
+		kill_then_expect(_metadata, s, want);
+		return;
+	}
+	EXPECT_FALSE(uzc_io_done(&s->io, 200));
+	srv_kill(_metadata, s);
+	ended = uzc_io_done(&s->io, UZC_DEADLINE_MS);
+	if (!ended) {
+		release_holder(s, rfd);
+		/* then the ring's teardown is what ends it */
+		ASSERT_TRUE(uzc_io_done(&s->io, UZC_DEADLINE_MS))
+			TH_LOG("the request stayed pending after its daemon "
+			       "died and the ring's last owner let it go");
+	}
+	EXPECT_EQ(want, uzc_io_wait(&s->io));
+	EXPECT_TRUE(uzc_deleted_within(&s->d, UZC_DEADLINE_MS));
+	if (ended || _metadata->exit_code != KSFT_PASS)
+		return;
+	snprintf(_metadata->results->reason,
+		 sizeof(_metadata->results->reason),
+		 "known limit (7.3 model, as REGISTER_IO_BUF): the loan "
+		 "belongs to its ring; the request ended when the ring's "
+		 "other owner let it go");
+	_metadata->exit_code = KSFT_XFAIL;
 }
 
 /* cases with a child server; the harness's default 30 s is too short */
@@ -185,6 +256,10 @@ FIXTURE_SETUP(srv)
 
 FIXTURE_TEARDOWN(srv)
 {
+	/* a case that stopped early: never wait for the daemon unbounded */
+	if (self->s.pid > 0 && !uzc_kill_reap(self->s.pid, UZC_DEADLINE_MS))
+		TH_LOG("the daemon did not finish its exit");
+	self->s.pid = 0;
 	if (!uzc_srv_close(&self->s))
 		TH_LOG("the device could not be deleted");
 }
@@ -372,7 +447,7 @@ TEST_F_TIMEOUT(srv, ring_outlives_daemon, 90)
 	struct uzc_srv *s = &self->s;
 
 	ASSERT_EQ(0, server_start(s, UZC_ZC_FLAGS, LEND_FORK_HOLDER));
-	kill_then_expect(_metadata, s, -EIO);
+	kill_then_expect_held(_metadata, s, -EIO, NULL);
 }
 
 /* and so does a leg of the buffer parked on a full pipe of that ring */
@@ -382,7 +457,7 @@ TEST_F_TIMEOUT(srv, parked_leg_dies_with_daemon, 90)
 
 	ASSERT_EQ(0, server_start(s, UZC_ZC_FLAGS,
 				  LEND_FORK_HOLDER | LEND_PARKED_LEG));
-	kill_then_expect(_metadata, s, -EIO);
+	kill_then_expect_held(_metadata, s, -EIO, NULL);
 }
 
 /*
@@ -396,7 +471,7 @@ TEST_F_TIMEOUT(srv, parked_send_zc_dies_with_daemon, 90)
 
 	ASSERT_EQ(0, server_start(s, UZC_ZC_FLAGS,
 				  LEND_FORK_HOLDER | LEND_PARKED_SEND));
-	kill_then_expect(_metadata, s, -EIO);
+	kill_then_expect_held(_metadata, s, -EIO, NULL);
 }
 
 /* --- a request dispatched while the daemon exits ------------------------ */
@@ -447,7 +522,7 @@ TEST_F_TIMEOUT(srv, dispatch_pending_at_daemon_exit, 90)
 	EXPECT_TRUE(uzc_io_done(&s->io, UZC_DEADLINE_MS));
 	if (s->io.done)
 		EXPECT_EQ(-EIO, uzc_io_wait(&s->io));
-	uzc_srv_kill(s);
+	srv_kill(_metadata, s);
 	/* an open /dev/ublkbN would keep the device */
 	close(fd);
 	EXPECT_TRUE(uzc_deleted_within(&s->d, UZC_DEADLINE_MS));
@@ -627,7 +702,7 @@ TEST_F_TIMEOUT(srv, reissue_with_loan_outstanding, 90)
 	int tag;
 
 	ASSERT_EQ(0, server_start(s, flags, LEND_PARKED_LEG));
-	uzc_srv_kill(s);
+	srv_kill(_metadata, s);
 	/* requeued, not failed: the write waits for the next daemon */
 	EXPECT_FALSE(uzc_io_done(&s->io, 1000));
 
@@ -654,6 +729,13 @@ TEST_F_TIMEOUT(srv, reissue_with_loan_outstanding, 90)
  * tells when abort has run: SPLICE_FROM of it past its end fails with
  * -EOVERFLOW before and -ESRCH after.  No recovery (6.12 wants the old
  * daemon gone); deleting the device then fails both WRITEs.
+ *
+ * 7.3 aborts a queue only from the char device's release work, which
+ * first waits until no loan holds a request: the loan's put cannot come
+ * after the abort there.  The 7.3 branch closes the char device too
+ * while t is lent and checks 7.3's order: no abort at the ring's exit
+ * (u still lendable), none while the loan lives, and at the loan's put
+ * the abort's verdict, the same as 6.12's: both WRITEs requeued.
  */
 enum { PUT_BY_REMOVE, PUT_BY_UPDATE, PUT_BY_RING_EXIT };
 
@@ -700,8 +782,26 @@ static void put_after_abort(struct __test_metadata *_metadata, int how)
 	/* the queue ring goes, the daemon lives: abort, t still lent */
 	ASSERT_EQ(0, uzc_ring_exit_wait(&d.q, UZC_DEADLINE_MS));
 	d.q_ready = false;
-	EXPECT_EQ(-ESRCH, uzc_splice_from(&r2, d.cdev_fd, uzc_pos(0, u, 8192),
-					  4096, 2, 0));
+	if (UZC_V73) {
+		/*
+		 * 7.3: the ring's exit only cancels the idle FETCHes; u is
+		 * still the server's (past its end: -EOVERFLOW).  The abort
+		 * comes from the char device's release, whose work waits
+		 * for every loan first: t's loan holds it off.
+		 */
+		EXPECT_EQ(-EOVERFLOW, uzc_splice_from(&r2, d.cdev_fd,
+						      uzc_pos(0, u, 8192),
+						      4096, 2, 0));
+		uzc_queue_close(&d);
+		EXPECT_EQ(-ETIMEDOUT, uzc_dev_wait_state(&d,
+							 UBLK_S_DEV_QUIESCED,
+							 500))
+			TH_LOG("aborted while a loan held a request");
+	} else {
+		EXPECT_EQ(-ESRCH, uzc_splice_from(&r2, d.cdev_fd,
+						  uzc_pos(0, u, 8192), 4096,
+						  2, 0));
+	}
 	EXPECT_FALSE(uzc_io_done(&io, 300));
 
 	/* the loan's put is the last one */
@@ -803,6 +903,13 @@ TEST_F_TIMEOUT(abort, user_copy_put_after_abort_reissues, 90)
  * are reaped without entering the kernel where the ring allows it, and the
  * removal and the new loan are submitted together, so no task_work runs in
  * between (on a COOP_TASKRUN ring none runs before the next kernel exit).
+ *
+ * The 7.3 series keeps 7.3's rule instead (cover letter): a request puts
+ * its buffer node when it is freed, which for an io-wq completion is task
+ * work after the CQE (on a DEFER_TASKRUN ring, run only when the task
+ * asks for events).  There a relend may see -EALREADY until the legs are
+ * freed; it is retried for about a second (running the task work), and
+ * must then succeed.
  */
 #define RELEND_LEN	65536
 #define RELEND_LEGS	4
@@ -917,12 +1024,20 @@ TEST_F_TIMEOUT(relend, after_reaping_every_cqe, 120)
 		/* the pages come back later: lend once they are back */
 		for (i = 0; i < 1000 && res[1] == -EALREADY; i++) {
 			usleep(1000);
+			/* 7.3 frees the legs in task work: let it run */
+			if (UZC_V73)
+				io_uring_get_events(ring);
 			res[1] = uzc_splice_from(ring, self->d.cdev_fd, pos,
 						 RELEND_LEN, 0, 0);
 		}
 		ASSERT_EQ(RELEND_LEN, res[1]);
 	}
-	EXPECT_EQ(0, refused);
+	/* 7.3's rule: a transient -EALREADY, bounded above, is allowed */
+	if (UZC_V73)
+		TH_LOG("%d of %d rounds saw -EALREADY first", refused,
+		       RELEND_ROUNDS);
+	else
+		EXPECT_EQ(0, refused);
 
 	ASSERT_EQ(0, uzc_buf_remove(ring, 0, 0));
 	ASSERT_EQ(0, uzc_commit(&self->d, tag, RELEND_LEN));
@@ -1057,13 +1172,19 @@ static int commit_on(struct io_uring *ring, int cfd, int tag, int res)
  * (refcount_t underflow, v6).  With a loan (SPLICE_FROM, UBLK_F_AUTO_LEND)
  * the same double put happens when the loan goes.  Expected: the commit
  * is refused with -EINVAL and puts nothing.
+ *
+ * 7.3 has no such state: a ring's exit only cancels its commands and
+ * marks the device canceling; the queue is aborted by the char device's
+ * release, after which no ring can commit.  The 7.3 branch checks that:
+ * b is not aborted, new requests fail, b's commit completes it, and the
+ * kernel reports nothing.
  */
 TEST_F_TIMEOUT(srv, user_copy_commit_after_queue_abort, 60)
 {
 	struct __kernel_timespec ts = { .tv_nsec = 300 * 1000000LL };
 	struct io_uring_cqe *cqe;
 	struct io_uring ring2;
-	struct uzc_io io1, io2, io3, *held;
+	struct uzc_io io1, io2, io3, io4, *held;
 	struct iovec iov;
 	struct uzc_dev d;
 	char line[512];
@@ -1108,6 +1229,29 @@ TEST_F_TIMEOUT(srv, user_copy_commit_after_queue_abort, 60)
 
 	kfd = uzc_kmsg_from_now();
 	io_uring_queue_exit(&ring2);
+	if (UZC_V73) {
+		/*
+		 * 7.3: ring2's exit cancels tag a's FETCH and marks the
+		 * device canceling (ublk_start_cancel()); it aborts nothing,
+		 * which only the char device's release does.  b stays the
+		 * server's and the device live; a new request fails at once;
+		 * b's commit completes it and waits as b's next FETCH.
+		 */
+		EXPECT_FALSE(uzc_io_done(held, 300));
+		EXPECT_EQ(0, uzc_dev_wait_state(&d, UBLK_S_DEV_LIVE, 0));
+		ASSERT_EQ(0, uzc_io_start(&d, &io4, UZC_WRITE, &iov, 1,
+					  196608));
+		EXPECT_TRUE(uzc_io_done(&io4, UZC_DEADLINE_MS))
+			TH_LOG("a request after the cancel was not failed");
+		if (io4.done)
+			EXPECT_EQ(-EIO, uzc_io_wait(&io4));
+		ASSERT_EQ(0, uzc_commit(&d, b, 4096));
+		EXPECT_EQ(-ETIMEDOUT, uzc_commit_answer(&d, b, 1000));
+		EXPECT_TRUE(uzc_io_done(held, UZC_DEADLINE_MS));
+		if (held->done)
+			EXPECT_EQ(4096, uzc_io_wait(held));
+		goto settle;
+	}
 	/* abort fails b at once (no loan holds it) */
 	EXPECT_TRUE(uzc_io_done(held, UZC_DEADLINE_MS));
 	if (held->done)
@@ -1120,6 +1264,7 @@ TEST_F_TIMEOUT(srv, user_copy_commit_after_queue_abort, 60)
 	ASSERT_EQ(0, uzc_commit(&d, b, 4096));
 	/* abort took the request from the server: refused, not queued */
 	EXPECT_EQ(-EINVAL, uzc_commit_answer(&d, b, 1000));
+settle:
 	EXPECT_FALSE(uzc_kmsg_settle(kfd, 300, line, sizeof(line)))
 		TH_LOG("kernel: %s", line);
 	uzc_queue_close(&d);
@@ -1154,8 +1299,9 @@ TEST_F_TIMEOUT(srv, ring_taken_outlives_daemon, 90)
 	ASSERT_EQ(0, server_start(s, UZC_ZC_FLAGS, LEND_REPORT_RING));
 	rfd = take_ring(_metadata, s);
 	ASSERT_LE(0, rfd);
-	kill_then_expect(_metadata, s, -EIO);
-	close(rfd);
+	kill_then_expect_held(_metadata, s, -EIO, &rfd);
+	if (rfd >= 0)
+		close(rfd);
 }
 
 /*
@@ -1173,8 +1319,9 @@ TEST_F_TIMEOUT(srv, same_ring_commit_then_sigkill_ring_taken, 90)
 				  LEND_COMMIT_SAME_RING | LEND_REPORT_RING));
 	rfd = take_ring(_metadata, s);
 	ASSERT_LE(0, rfd);
-	kill_then_expect(_metadata, s, 8192);
-	close(rfd);
+	kill_then_expect_held(_metadata, s, 8192, &rfd);
+	if (rfd >= 0)
+		close(rfd);
 }
 
 int main(int argc, char **argv)

@@ -7,12 +7,18 @@
 #ifndef UZC_CASES_H
 #define UZC_CASES_H
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include "ublk_zc_lib.h"
 #include "uzc_ring.h"
 
@@ -30,6 +36,73 @@
 	FIXTURE_TEARDOWN(name)						\
 	{								\
 	}
+
+/*
+ * Unregister the buffer table of every io_uring of @pid, from outside:
+ * each ring is taken with pidfd_getfd() (a task in do_exit() keeps its
+ * files until after io_uring's cancel, before PF_EXITING), and the loans
+ * and registrations in it go back.  The number of rings emptied.
+ */
+static inline int uzc_empty_rings_of(pid_t pid)
+{
+	char path[320], link[64];
+	struct dirent *e;
+	int n = 0, rfd;
+	ssize_t len;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "/proc/%d/fd", pid);
+	dir = opendir(path);
+	if (!dir)
+		return -errno;
+	while ((e = readdir(dir))) {
+		if (e->d_name[0] < '0' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/fd/%s", pid, e->d_name);
+		len = readlink(path, link, sizeof(link) - 1);
+		if (len < 0)
+			continue;
+		link[len] = 0;
+		if (strcmp(link, "anon_inode:[io_uring]"))
+			continue;
+		rfd = uzc_take_fd(pid, atoi(e->d_name));
+		if (rfd < 0)
+			continue;
+		if (!syscall(__NR_io_uring_register, rfd,
+			     IORING_UNREGISTER_BUFFERS, NULL, 0))
+			n++;
+		close(rfd);
+	}
+	closedir(dir);
+	return n;
+}
+
+/*
+ * SIGKILL a child server @pid and reap it within @ms: true if it died.
+ * If not, its exit is stuck (io_uring's cancel at exit waiting for a
+ * command that a buffer of its own rings holds, which only those rings'
+ * teardown, after the cancel, would give back): the rings' buffers are
+ * unregistered from outside and the child reaped within @ms more, so
+ * that the case and the run go on; false all the same.
+ */
+static inline bool uzc_kill_reap(pid_t pid, int ms)
+{
+	int i, status, round;
+
+	kill(pid, SIGKILL);
+	for (round = 0; round < 2; round++) {
+		for (i = 0; i <= ms / 20; i++) {
+			if (waitpid(pid, &status, WNOHANG) == pid)
+				return !round;
+			usleep(20000);
+		}
+		if (!round)
+			fprintf(stderr, "# pid %d stuck in its exit: %d rings emptied\n",
+				pid, uzc_empty_rings_of(pid));
+	}
+	fprintf(stderr, "# pid %d: not reaped, left behind\n", pid);
+	return false;
+}
 
 /* a pread() of request @tag on @d's char device: bytes, or -errno */
 static inline ssize_t uzc_copy_req(struct uzc_dev *d, int tag, void *buf,
@@ -92,6 +165,12 @@ uzc_serve_held_write(struct __test_metadata *_metadata, struct uzc_dev *d,
  * series' own way to the request's pages (a loan, a fused command, a
  * registration) on another ring of the daemon and must get @want.  The
  * request's count is alive then, so only the abort itself can refuse.
+ *
+ * On the 7.3 series (UZC_V73) a ring's exit aborts nothing: the abort
+ * runs from the char device's release work, after every reference (the
+ * reader's pread() holds the file itself).  There the WRITE stays the
+ * server's (copied, and given out by @use with its 4096 bytes) through
+ * the reader's put, and closing the char device aborts and requeues it.
  */
 typedef int (*uzc_use_fn)(struct uzc_dev *d, int tag);
 
@@ -131,16 +210,31 @@ uzc_user_copy_put_after_abort(struct __test_metadata *_metadata, __u64 flags,
 	ASSERT_EQ(0, uzc_ring_exit_wait(&d.q, UZC_DEADLINE_MS));
 	d.q_ready = false;
 	EXPECT_FALSE(uzc_io_done(&io, 300));
-	EXPECT_EQ(-EINVAL, uzc_copy_req(&d, r.tag, back, sizeof(back)))
-		TH_LOG("an aborted request was copied");
-	if (use)
-		EXPECT_EQ(want, use(&d, r.tag))
-			TH_LOG("an aborted request was given out");
+	if (UZC_V73) {
+		/* 7.3: no abort at a ring's exit, the WRITE is the server's */
+		EXPECT_EQ(4096, uzc_copy_req(&d, r.tag, back, sizeof(back)));
+		if (use)
+			EXPECT_EQ(4096, use(&d, r.tag));
+	} else {
+		EXPECT_EQ(-EINVAL, uzc_copy_req(&d, r.tag, back, sizeof(back)))
+			TH_LOG("an aborted request was copied");
+		if (use)
+			EXPECT_EQ(want, use(&d, r.tag))
+				TH_LOG("an aborted request was given out");
+	}
 	/* the reader finishes and puts the last reference: requeued */
 	ASSERT_EQ(0, uzc_commit(&d2, tag2,
 				uzc_iod(&d2, tag2)->nr_sectors << 9));
 	pthread_join(reader, NULL);
 	EXPECT_EQ(4096, r.ret);
+	if (UZC_V73) {
+		/* still the server's; the char device's release aborts it */
+		EXPECT_FALSE(uzc_io_done(&io, 300));
+		EXPECT_EQ(-ETIMEDOUT, uzc_dev_wait_state(&d,
+							 UBLK_S_DEV_QUIESCED,
+							 0));
+		uzc_queue_close(&d);
+	}
 	EXPECT_EQ(0, uzc_dev_wait_state(&d, UBLK_S_DEV_QUIESCED,
 					UZC_DEADLINE_MS));
 	ret = uzc_io_done(&io, 500);
