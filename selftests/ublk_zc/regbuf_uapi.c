@@ -1147,6 +1147,109 @@ TEST_F_TIMEOUT(rb, ring_outlives_daemon, 90)
 }
 
 /*
+ * The daemon commits the test's WRITE while its pages are still
+ * registered (REGISTER_IO_BUF, no UNREGISTER_IO_BUF yet), then dies.  The
+ * tag's COMMIT_AND_FETCH waits, as the tag's next FETCH, in the queue
+ * ring; the request completes only when the registration goes, which the
+ * daemon's ring teardown (exit_files()) does.  With the FETCHes tracked in
+ * flight (5/9), the exit's cancel loop runs before that teardown and waits
+ * for this FETCH; ublk's cancel must then cancel it although its tag's
+ * committed request is still started, or the daemon spins in do_exit()
+ * for ever.  Mode 0 registers in the queue ring itself, mode 1 in another
+ * ring of the daemon.  The commit was accepted: the WRITE ends with the
+ * committed length once the registration goes, and the device deletes.
+ */
+static char srv_register_then_commit(struct uzc_srv *s, int tag, __u32 len)
+{
+	struct uzc_dev *d = &s->d;
+
+	if (s->mode == 0) {
+		if (io_uring_register_buffers_sparse(&d->q, 4) ||
+		    q_buf_cmd(d, UBLK_U_IO_REGISTER_IO_BUF, tag, 1))
+			return '3';
+	} else {
+		if (io_uring_queue_init(8, &srv_ring, 0) ||
+		    io_uring_register_buffers_sparse(&srv_ring, 4) ||
+		    reg(&srv_ring, d->cdev_fd, tag, 1))
+			return '4';
+	}
+	/* the COMMIT_AND_FETCH parks as the tag's next FETCH: no CQE */
+	if (uzc_commit(d, tag, len) || !uzc_cq_quiet(&d->q, 50))
+		return '5';
+	return 'r';
+}
+
+/*
+ * UBLK_F_AUTO_BUF_REG: the WRITE arrived registered at slot tag of the
+ * queue ring; the daemon commits it through another ring of its own, so
+ * the commit empties no slot (only the ring the request is registered in
+ * can) and the request waits for the queue ring's teardown.
+ */
+static char srv_auto_commit_elsewhere(struct uzc_srv *s, int tag, __u32 len)
+{
+	struct ublksrv_io_cmd *cmd;
+	struct io_uring_sqe *sqe;
+
+	if (io_uring_queue_init(8, &srv_ring, 0) ||
+	    io_uring_register_buffers_sparse(&srv_ring, 4))
+		return '3';
+	sqe = io_uring_get_sqe(&srv_ring);
+	prep_buf_cmd(sqe, s->d.cdev_fd, UBLK_U_IO_COMMIT_AND_FETCH_REQ, 0, tag,
+		     0);
+	cmd = (struct ublksrv_io_cmd *)&sqe->addr3;
+	cmd->result = len;
+	/* the tag's next request goes to slot 0 of this ring */
+	sqe->addr = (__u64)uzc_auto_buf_flags << 16;
+	sqe->user_data = UZC_UD_IO | tag;
+	if (io_uring_submit(&srv_ring) != 1 || !uzc_cq_quiet(&srv_ring, 50))
+		return '4';
+	return 'r';
+}
+
+static void commit_registered_then_sigkill(struct __test_metadata *_metadata,
+					   __u64 flags, uzc_srv_fn fn,
+					   unsigned int mode)
+{
+	struct uzc_srv s;
+	bool reaped;
+	int ret;
+
+	ret = uzc_srv_start(&s, flags, 2, fn, mode, 8192);
+	if (ret) {
+		/* never leave a daemon (or a device) behind, never wait long */
+		if (s.pid > 0)
+			uzc_kill_reap(s.pid, UZC_DEADLINE_MS);
+		s.pid = 0;
+		uzc_srv_close(&s);
+		ASSERT_EQ(0, ret);
+	}
+	/* committed, still registered: the pages are not back yet */
+	EXPECT_FALSE(uzc_io_done(&s.io, 200));
+	/* a daemon spinning in its exit is freed from outside, and fails */
+	reaped = uzc_kill_reap(s.pid, UZC_DEADLINE_MS);
+	s.pid = 0;
+	EXPECT_TRUE(reaped)
+		TH_LOG("the daemon did not finish its exit within %d ms",
+		       UZC_DEADLINE_MS);
+	EXPECT_TRUE(uzc_io_done(&s.io, UZC_DEADLINE_MS));
+	if (s.io.done)
+		EXPECT_EQ(8192, uzc_io_wait(&s.io));
+	EXPECT_TRUE(uzc_srv_close(&s));
+}
+
+TEST_F_TIMEOUT(rb, commit_registered_then_sigkill, 90)
+{
+	commit_registered_then_sigkill(_metadata, RB_FLAGS,
+				       srv_register_then_commit, 0);
+}
+
+TEST_F_TIMEOUT(rb, commit_registered_elsewhere_then_sigkill, 90)
+{
+	commit_registered_then_sigkill(_metadata, RB_FLAGS,
+				       srv_register_then_commit, 1);
+}
+
+/*
  * User recovery with a registration outstanding: the ring outlives the
  * daemon in a holder, with the test's WRITE registered and in use.  The
  * request was aborted but stays started until the registration is
@@ -1614,6 +1717,13 @@ TEST_F_TIMEOUT(ab, daemon_killed_mid_io, 90)
 	if (s.io.done)
 		EXPECT_EQ(-EIO, uzc_io_wait(&s.io));
 	EXPECT_TRUE(uzc_srv_close(&s));
+}
+
+/* committed through another ring, the slot still full: see above */
+TEST_F_TIMEOUT(ab, commit_registered_then_sigkill, 90)
+{
+	commit_registered_then_sigkill(_metadata, UBLK_F_AUTO_BUF_REG,
+				       srv_auto_commit_elsewhere, 0);
 }
 
 /* the same with registration at delivery, into the dying ring */
