@@ -170,6 +170,18 @@ static int slot_set(struct io_uring *ring, unsigned int slot, void *buf,
 	ASSERT_EQ(0, uzc_io_start(d, io, UZC_WRITE, &__iov, 1, off));	\
 } while (0)
 
+/*
+ * The 7.3 series does not carry the fill record (->written of a READ):
+ * the COMMIT result is trusted, as by 7.3's AUTO_BUF_REG.
+ */
+#define SKIP_WITHOUT_FILL_RECORD()					\
+	do {								\
+		if (UZC_V73)						\
+			SKIP(return, "7.3 series: no fill record, the "	\
+			     "COMMIT result is trusted (as 7.3's "	\
+			     "AUTO_BUF_REG)");				\
+	} while (0)
+
 static const char *autolend_unsupported(void)
 {
 	const char *why = uzc_unsupported();
@@ -294,6 +306,7 @@ TEST_F(al, read_not_filled_fails)
 	void *dst;
 	int tag;
 
+	SKIP_WITHOUT_FILL_RECORD();
 	dst = uzc_xalloc(8192);
 	iov.iov_base = dst;
 	iov.iov_len = 8192;
@@ -672,6 +685,12 @@ TEST_F_TIMEOUT(al, ring_exit_before_commit, 60)
  * (-EOPNOTSUPP) before ublk sees the command, so nothing changes: the
  * loan stays in its slot, the plain commit empties it and completes the
  * request, and the ring's exit and the delete wait for nothing.
+ *
+ * 7.3 looks a uring_cmd's fixed buffer up only when the driver imports
+ * it, which ublk's io commands never do: the command pins nothing and is
+ * taken as a plain commit (it empties the slot and completes the WRITE,
+ * then waits as the tag's FETCH); the FETCH_REQ gets ublk's own -EBUSY.
+ * The ring's exit and the delete must not wait either.
  */
 TEST_F_TIMEOUT(al, fixed_flag_on_commit_refused, 60)
 {
@@ -693,15 +712,26 @@ TEST_F_TIMEOUT(al, fixed_flag_on_commit_refused, 60)
 	sqe->uring_cmd_flags = IORING_URING_CMD_FIXED;
 	sqe->buf_index = tag;
 	res = q_one(d, sqe, UD_CMD);
-	EXPECT_EQ(-EOPNOTSUPP, res) TH_LOG("the FIXED commit: %s",
-					   res == -ETIMEDOUT ? "taken, parked" :
-					   strerror(-res));
-	/* FETCH_REQ too (of a fetched tag: ublk itself would say -EINVAL) */
+	EXPECT_EQ(UZC_V73 ? -ETIMEDOUT : -EOPNOTSUPP, res)
+		TH_LOG("the FIXED commit: %s", res == -ETIMEDOUT ?
+		       "taken, parked" : strerror(-res));
+	/*
+	 * FETCH_REQ too (of a fetched tag: ublk itself would say -EINVAL;
+	 * 7.3's ublk says -EBUSY, the device being ready)
+	 */
 	sqe = io_uring_get_sqe(&d->q);
 	prep_io_cmd(sqe, d->cdev_fd, UBLK_U_IO_FETCH_REQ, tag, 0, tag);
 	sqe->uring_cmd_flags = IORING_URING_CMD_FIXED;
 	sqe->buf_index = tag;
-	EXPECT_EQ(-EOPNOTSUPP, q_one(d, sqe, UD_CMD));
+	EXPECT_EQ(UZC_V73 ? -EBUSY : -EOPNOTSUPP, q_one(d, sqe, UD_CMD));
+
+	if (UZC_V73 && res == -ETIMEDOUT) {
+		/* taken as a plain commit: the slot emptied, the WRITE done */
+		EXPECT_TRUE(uzc_io_done(&io, UZC_DEADLINE_MS));
+		if (io.done)
+			EXPECT_EQ(8192, uzc_io_wait(&io));
+		EXPECT_EQ(-EFAULT, q_write_fixed(d, fd, tag, 0, 4096, 0));
+	}
 
 	if (res != -ETIMEDOUT) {
 		/* the loan is where it was, the request the server's */
@@ -780,14 +810,21 @@ static int write_on_queue_ring(struct uzc_dev *d, struct io_uring *ring2,
  * and fails the request, and ublk_commit_completion() then puts the
  * dispatch reference a second time: refcount_t underflow (v6).  Expected:
  * the commit empties the slot and answers -EINVAL, without a second put.
+ *
+ * 7.3 aborts a queue only from the char device's release, after which
+ * no ring can commit; a ring's exit marks the device canceling.  The 7.3
+ * branch checks that: the held request stays the server's (its pages
+ * still lent), a new request fails, the commit completes the held one
+ * with its result and empties the slot, and the kernel reports nothing.
  */
 TEST_F_TIMEOUT(al, commit_after_queue_abort, 60)
 {
 	struct uzc_dev *d = &self->d;
 	struct io_uring_sqe *sqe;
 	struct io_uring ring2;
-	struct uzc_io io1, io2, io3, *held;
+	struct uzc_io io1, io2, io3, io4, *held;
 	void *buf1, *buf2, *back;
+	struct iovec iov4;
 	char line[512];
 	int a, b, kfd, fd;
 
@@ -813,6 +850,8 @@ TEST_F_TIMEOUT(al, commit_after_queue_abort, 60)
 	b = write_on_queue_ring(d, &ring2, a, &io2, &io3, buf2, 65536, &held);
 	ASSERT_GE(b, 0);
 	ASSERT_NE(a, b);
+	iov4.iov_base = buf2;
+	iov4.iov_len = 4096;
 
 	kfd = uzc_kmsg_from_now();
 	/* ring2's exit cancels tag a's FETCH: the queue is aborted */
@@ -828,12 +867,36 @@ TEST_F_TIMEOUT(al, commit_after_queue_abort, 60)
 	EXPECT_EQ(0, uzc_cmp(buf2, back, 4096));
 	close(fd);
 	free(back);
+	if (UZC_V73) {
+		/*
+		 * 7.3: no abort at a ring's exit (only the device is marked
+		 * canceling): a new request fails at once, and b, still the
+		 * server's, completes at its commit, which empties the slot
+		 */
+		ASSERT_EQ(0, uzc_io_start(d, &io4, UZC_WRITE, &iov4, 1,
+					  196608));
+		EXPECT_TRUE(uzc_io_done(&io4, WAIT_MS))
+			TH_LOG("a request after the cancel was not failed");
+		if (io4.done)
+			EXPECT_EQ(-EIO, uzc_io_wait(&io4));
+		ASSERT_EQ(0, uzc_commit(d, b, 4096));
+		EXPECT_EQ(-ETIMEDOUT, uzc_commit_answer(d, b, 1000));
+		EXPECT_TRUE(uzc_io_done(held, WAIT_MS));
+		if (held->done)
+			EXPECT_EQ(4096, uzc_io_wait(held));
+		fd = uzc_tmpfile();
+		ASSERT_GE(fd, 0);
+		EXPECT_EQ(-EFAULT, q_write_fixed(d, fd, b, 0, 4096, 0));
+		close(fd);
+		goto settle;
+	}
 	ASSERT_EQ(0, uzc_commit(d, b, 4096));
 	/* the tag is not the server's any more: refused, not queued again */
 	EXPECT_EQ(-EINVAL, uzc_commit_answer(d, b, 1000));
 	EXPECT_TRUE(uzc_io_done(held, WAIT_MS));
 	if (held->done)
 		EXPECT_EQ(-EIO, uzc_io_wait(held));
+settle:
 	EXPECT_FALSE(uzc_kmsg_settle(kfd, 200, line, sizeof(line)))
 		TH_LOG("kernel: %s", line);
 	uzc_queue_close(d);
@@ -855,6 +918,7 @@ TEST_F(al, short_fill_rest_lent_again)
 	void *src, *dst;
 	int tag, fd;
 
+	SKIP_WITHOUT_FILL_RECORD();
 	src = uzc_xalloc(8192);
 	dst = uzc_xalloc(8192);
 	uzc_fill(src, 8192, 42);
@@ -1303,17 +1367,9 @@ static char srv_autolend(struct uzc_srv *s, int tag, __u32 len)
 		if (io_uring_submit(&d->q) != 1)
 			return '5';
 	}
-	if (s->mode == 2) {
-		s->holder = fork();
-		if (s->holder < 0)
-			return '6';
-		if (s->holder == 0) {
-			munmap(d->iods, d->iods_len);
-			close(d->cdev_fd);
-			for (;;)
-				pause();
-		}
-	}
+	/* bounded and off the TAP output, so that the run always ends */
+	if (s->mode == 2 && uzc_srv_fork_holder(s, true))
+		return '6';
 	return 'r';
 }
 
@@ -1337,32 +1393,74 @@ FIXTURE_SETUP(dd)
 
 FIXTURE_TEARDOWN(dd)
 {
+	/* a case that stopped early: never wait for the daemon unbounded */
+	if (self->s.pid > 0 && !uzc_kill_reap(self->s.pid, UZC_DEADLINE_MS))
+		TH_LOG("the daemon did not finish its exit");
+	self->s.pid = 0;
 	EXPECT_TRUE(uzc_srv_close(&self->s));
+}
+
+/* SIGKILL the daemon: gone within the deadline (see uzc_kill_reap()) */
+static void dd_kill(struct __test_metadata *_metadata, struct uzc_srv *s)
+{
+	EXPECT_TRUE(uzc_kill_reap(s->pid, UZC_DEADLINE_MS))
+		TH_LOG("the daemon did not finish its exit within %d ms",
+		       UZC_DEADLINE_MS);
+	s->pid = 0;
+}
+
+/* the child that holds the queue ring (mode 2) lets it go */
+static bool dd_release_holder(struct uzc_srv *s)
+{
+	if (s->holder <= 0)
+		return false;
+	kill(s->holder, SIGKILL);
+	s->holder = 0;
+	return true;
+}
+
+/*
+ * The 7.3 series binds a loan to its ring, not to the daemon (cover
+ * letter, as AUTO_BUF_REG's buffers): with the queue ring held by the
+ * daemon's child, the request stays until the child lets the ring go.
+ * Where that was needed and all else held: XFAIL, known limit.
+ */
+static void dd_known_limit(struct __test_metadata *_metadata)
+{
+	if (_metadata->exit_code != KSFT_PASS)
+		return;
+	snprintf(_metadata->results->reason,
+		 sizeof(_metadata->results->reason),
+		 "known limit (7.3 model, as AUTO_BUF_REG): the loan belongs "
+		 "to its ring; the request ended when the ring's other owner "
+		 "let it go");
+	_metadata->exit_code = KSFT_XFAIL;
 }
 
 /*
  * SIGKILL: the loan goes with the daemon, whoever holds the ring; the
  * WRITE fails and the device can be deleted while the holder lives.
+ * (7.3: once the holder lets the ring go, dd_known_limit().)
  */
 TEST_F_TIMEOUT(dd, daemon_killed, 90)
 {
 	struct uzc_srv *s = &self->s;
-	int status;
+	bool released = false;
 
 	ASSERT_EQ(0, uzc_srv_start(s, AL_FLAGS, 2, srv_autolend, variant->mode,
 				   8192));
 	EXPECT_FALSE(uzc_io_done(&s->io, 200));
-	uzc_srv_kill(s);
+	dd_kill(_metadata, s);
+	if (UZC_V73 && !uzc_io_done(&s->io, UZC_DEADLINE_MS))
+		released = dd_release_holder(s);
 	EXPECT_TRUE(uzc_io_done(&s->io, UZC_DEADLINE_MS));
 	if (s->io.done)
 		EXPECT_EQ(-EIO, uzc_io_wait(&s->io));
 	uzc_queue_close(&s->d);
 	EXPECT_TRUE(uzc_deleted_within(&s->d, UZC_DEADLINE_MS));
-	if (s->holder > 0) {
-		kill(s->holder, SIGKILL);
-		waitpid(s->holder, &status, WNOHANG);
-		s->holder = 0;
-	}
+	dd_release_holder(s);
+	if (released)
+		dd_known_limit(_metadata);
 }
 
 /*
@@ -1376,13 +1474,20 @@ TEST_F_TIMEOUT(dd, recovered_daemon_gets_it_lent, 90)
 	const __u64 flags = AL_FLAGS | UBLK_F_USER_RECOVERY |
 			    UBLK_F_USER_RECOVERY_REISSUE;
 	struct uzc_srv *s = &self->s;
+	bool released = false;
 	void *back;
-	int tag, fd, status;
+	int tag, fd;
 
 	ASSERT_EQ(0, uzc_srv_start(s, flags, 2, srv_autolend, variant->mode,
 				   8192));
-	uzc_srv_kill(s);
+	dd_kill(_metadata, s);
 	EXPECT_FALSE(uzc_io_done(&s->io, 1000));
+	/* 7.3: the abort (and so the requeue) waits for the held ring */
+	if (UZC_V73 && uzc_dev_wait_state(&s->d, UBLK_S_DEV_QUIESCED,
+					  UZC_DEADLINE_MS)) {
+		released = dd_release_holder(s);
+		EXPECT_FALSE(uzc_io_done(&s->io, 1000));
+	}
 	ASSERT_EQ(0, uzc_dev_recover(&s->d));
 	tag = uzc_want_req(&s->d, UBLK_IO_OP_WRITE, 8192);
 	ASSERT_GE(tag, 0);
@@ -1398,13 +1503,11 @@ TEST_F_TIMEOUT(dd, recovered_daemon_gets_it_lent, 90)
 	if (s->io.done)
 		EXPECT_EQ(8192, uzc_io_wait(&s->io));
 	EXPECT_EQ(0, uzc_dev_destroy(&s->d));
-	if (s->holder > 0) {
-		kill(s->holder, SIGKILL);
-		waitpid(s->holder, &status, 0);
-		s->holder = 0;
-	}
+	dd_release_holder(s);
 	close(fd);
 	free(back);
+	if (released)
+		dd_known_limit(_metadata);
 }
 
 int main(int argc, char **argv)
