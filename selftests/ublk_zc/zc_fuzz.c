@@ -4,7 +4,10 @@
  *
  *  - splice-rsrc: IORING_OP_SPLICE_FROM (58) installs ublk request pages in
  *    a registered-buffer slot, READ_FIXED / WRITE_FIXED / SEND_ZC use it,
- *    IORING_OP_BUF_REMOVE (59) empties the slot;
+ *    IORING_OP_BUF_REMOVE (59) empties the slot; on Linux 7.3 (variant
+ *    splice-rsrc-7.3: ops 65/66) the model takes 7.3's rules where they
+ *    differ (v73 in zc_fuzz.h: fixed buffers looked up at issue, 7.3's
+ *    errnos, cloned kernel buffers), each naming its 7.3 function;
  *  - fused: IORING_OP_FUSED_CMD (58, SQE128), primary
  *    UBLK_U_IO_FUSED_SUBMIT_IO, secondary READ/WRITE/SEND/RECV/SEND_ZC;
  *  - bpf: a UBLK_F_BPF device's BPF_PROG_TYPE_UBLK program queues SQEs

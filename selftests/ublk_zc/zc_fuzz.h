@@ -179,9 +179,10 @@ enum { T_IDLE, T_OWNED, T_DONE };	/* server's view of a tag */
  * splice: is the request lent?  L_PEND: its buffer left the table, but a
  * request of the current io_uring_enter() imported it and lets go only
  * when it completes (by the end of the call if inline; io-wq or parked
- * ones later, but always before their CQE): still lent until then.
- * L_MAYBE: given back, or about to be (an importer still running, ring
- * exit work); settle() finds out.
+ * ones later, but always before their CQE; 7.3: when it is freed,
+ * io_req_put_rsrc_nodes(), which for io-wq ones comes after the CQE):
+ * still lent until then.  L_MAYBE: given back, or about to be (an
+ * importer still running, ring exit work); settle() finds out.
  */
 enum { L_FREE, L_HELD, L_PEND, L_MAYBE };
 enum { SL_EMPTY, SL_USER, SL_KERNEL };	/* registered-buffer slot */
