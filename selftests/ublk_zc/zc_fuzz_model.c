@@ -478,8 +478,6 @@ static int prep_ucmd73(struct model *m, struct op *o)
 	int r;
 
 	s.flags &= ~IOSQE_BUFFER_SELECT;
-	if (o->sqe[0].flags & SQE_BAD_FLAG)
-		return -EINVAL;
 	r = prep_generic(m, &s, false, true, &fa);
 	if (r)
 		return r;
