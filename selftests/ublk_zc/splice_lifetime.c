@@ -440,7 +440,7 @@ TEST(fixed_flag_on_empty_slot_pins_no_loan)
 /*
  * The lending ring lives on in another process (inherited by fork) when
  * the daemon is killed: its loans are gone with it, the request fails,
- * the device deletes.
+ * the device deletes.  (7.3: kill_then_expect_held(), a known limit.)
  */
 TEST_F_TIMEOUT(srv, ring_outlives_daemon, 90)
 {
@@ -450,7 +450,13 @@ TEST_F_TIMEOUT(srv, ring_outlives_daemon, 90)
 	kill_then_expect_held(_metadata, s, -EIO, NULL);
 }
 
-/* and so does a leg of the buffer parked on a full pipe of that ring */
+/*
+ * and so does a leg of the buffer parked on a full pipe of that ring
+ * (7.3: the request is held twice there, by the slot and by the leg,
+ * which took its own node reference at issue and, a pipe write, is not
+ * tracked for the daemon's exit to cancel; only the ring's teardown
+ * cancels the leg and empties the slot)
+ */
 TEST_F_TIMEOUT(srv, parked_leg_dies_with_daemon, 90)
 {
 	struct uzc_srv *s = &self->s;
