@@ -885,7 +885,7 @@ int main(int argc, char **argv)
 	       cfg.debug ? " (debug flavor)" : "",
 	       cfg.mode == FM_SAME ? "on the fuzz ring" : "on its own ring",
 	       cfg.mode_forced ? " (forced)" : "");
-	ksft_set_plan(5);
+	ksft_set_plan(6);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 
 	ret = setup_files();
@@ -1011,5 +1011,12 @@ int main(int argc, char **argv)
 			 cmp_backing == cfg.dev_size &&
 			 cmp_mirror == cfg.dev_size,
 			 "backing and mirror files hold the data written\n");
+	/*
+	 * Every report() is a failure, also those no check above counts
+	 * (a second CQE, a CQE of no SQE, a notification without F_MORE,
+	 * a submit that consumed the SQEs otherwise): none may pass unseen.
+	 */
+	ksft_test_result(!nr_fail, "nothing else reported (%lu reports)\n",
+			 nr_fail);
 	ksft_finished();
 }
