@@ -170,17 +170,7 @@ static int slot_set(struct io_uring *ring, unsigned int slot, void *buf,
 	ASSERT_EQ(0, uzc_io_start(d, io, UZC_WRITE, &__iov, 1, off));	\
 } while (0)
 
-/*
- * The 7.3 series does not carry the fill record (->written of a READ):
- * the COMMIT result is trusted, as by 7.3's AUTO_BUF_REG.
- */
-#define SKIP_WITHOUT_FILL_RECORD()					\
-	do {								\
-		if (UZC_V73)						\
-			SKIP(return, "7.3 series: no fill record, the "	\
-			     "COMMIT result is trusted (as 7.3's "	\
-			     "AUTO_BUF_REG)");				\
-	} while (0)
+#define SKIP_WITHOUT_FILL_RECORD() UZC_SKIP_WITHOUT_FILL_RECORD("AUTO_BUF_REG")
 
 static const char *autolend_unsupported(void)
 {
@@ -1427,14 +1417,9 @@ static bool dd_release_holder(struct uzc_srv *s)
  */
 static void dd_known_limit(struct __test_metadata *_metadata)
 {
-	if (_metadata->exit_code != KSFT_PASS)
-		return;
-	snprintf(_metadata->results->reason,
-		 sizeof(_metadata->results->reason),
-		 "known limit (7.3 model, as AUTO_BUF_REG): the loan belongs "
-		 "to its ring; the request ended when the ring's other owner "
-		 "let it go");
-	_metadata->exit_code = KSFT_XFAIL;
+	uzc_known_limit(_metadata, "known limit (7.3 model, as AUTO_BUF_REG): "
+			"the loan belongs to its ring; the request ended when "
+			"the ring's other owner let it go");
 }
 
 /*

@@ -28,6 +28,7 @@
 
 #include "uzc_ring.h"
 #include "kselftest_harness.h"
+#include "uzc_cases.h"
 
 #define DEPTH		4
 #define SLOTS		4
@@ -35,19 +36,7 @@
 #define FILE_LEN	(64 << 10)	/* the backing file's pattern */
 #define MARKER		0xa5
 
-/*
- * The 7.3 series does not carry the fill record (->written of a READ):
- * as with 7.3's REGISTER_IO_BUF and AUTO_BUF_REG, the COMMIT result is
- * trusted.  The cases that need the record skip there; the ones whose
- * request is filled in full run on both.
- */
-#define SKIP_WITHOUT_FILL_RECORD()					\
-	do {								\
-		if (UZC_V73)						\
-			SKIP(return, "7.3 series: no fill record, the "	\
-			     "COMMIT result is trusted (as 7.3's "	\
-			     "REGISTER_IO_BUF)");			\
-	} while (0)
+#define SKIP_WITHOUT_FILL_RECORD() UZC_SKIP_WITHOUT_FILL_RECORD("REGISTER_IO_BUF")
 
 FIXTURE(fill) {
 	struct uzc_dev d;
