@@ -1336,9 +1336,10 @@ TEST_F(bpf, registered_ring_fd_server)
  * from the poll thread), DEFER_TASKRUN | SINGLE_ISSUER (the task work
  * runs when the server waits), COOP_TASKRUN; a redirected READ and WRITE
  * each move their data.  (ublk 6.12 refuses its commands on an IOPOLL
- * ring: it has no ->uring_cmd_iopoll.)
+ * ring: it has no ->uring_cmd_iopoll.)  Three devices one after another:
+ * the harness's 30 s ran out on the debug kernel in a loaded TCG guest.
  */
-TEST_F(bpf, ring_setups)
+TEST_F_TIMEOUT(bpf, ring_setups, 120)
 {
 	static const __u32 setups[] = {
 		IORING_SETUP_SQPOLL,
