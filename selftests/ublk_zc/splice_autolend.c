@@ -1390,25 +1390,6 @@ FIXTURE_TEARDOWN(dd)
 	EXPECT_TRUE(uzc_srv_close(&self->s));
 }
 
-/* SIGKILL the daemon: gone within the deadline (see uzc_kill_reap()) */
-static void dd_kill(struct __test_metadata *_metadata, struct uzc_srv *s)
-{
-	EXPECT_TRUE(uzc_kill_reap(s->pid, UZC_DEADLINE_MS))
-		TH_LOG("the daemon did not finish its exit within %d ms",
-		       UZC_DEADLINE_MS);
-	s->pid = 0;
-}
-
-/* the child that holds the queue ring (mode 2) lets it go */
-static bool dd_release_holder(struct uzc_srv *s)
-{
-	if (s->holder <= 0)
-		return false;
-	kill(s->holder, SIGKILL);
-	s->holder = 0;
-	return true;
-}
-
 /*
  * The 7.3 series binds a loan to its ring, not to the daemon (cover
  * letter, as AUTO_BUF_REG's buffers): with the queue ring held by the
@@ -1435,15 +1416,15 @@ TEST_F_TIMEOUT(dd, daemon_killed, 90)
 	ASSERT_EQ(0, uzc_srv_start(s, AL_FLAGS, 2, srv_autolend, variant->mode,
 				   8192));
 	EXPECT_FALSE(uzc_io_done(&s->io, 200));
-	dd_kill(_metadata, s);
+	uzc_srv_kill_bounded(_metadata, s);
 	if (UZC_V73 && !uzc_io_done(&s->io, UZC_DEADLINE_MS))
-		released = dd_release_holder(s);
+		released = uzc_srv_release_holders(s, NULL);
 	EXPECT_TRUE(uzc_io_done(&s->io, UZC_DEADLINE_MS));
 	if (s->io.done)
 		EXPECT_EQ(-EIO, uzc_io_wait(&s->io));
 	uzc_queue_close(&s->d);
 	EXPECT_TRUE(uzc_deleted_within(&s->d, UZC_DEADLINE_MS));
-	dd_release_holder(s);
+	uzc_srv_release_holders(s, NULL);
 	if (released)
 		dd_known_limit(_metadata);
 }
@@ -1465,12 +1446,12 @@ TEST_F_TIMEOUT(dd, recovered_daemon_gets_it_lent, 90)
 
 	ASSERT_EQ(0, uzc_srv_start(s, flags, 2, srv_autolend, variant->mode,
 				   8192));
-	dd_kill(_metadata, s);
+	uzc_srv_kill_bounded(_metadata, s);
 	EXPECT_FALSE(uzc_io_done(&s->io, 1000));
 	/* 7.3: the abort (and so the requeue) waits for the held ring */
 	if (UZC_V73 && uzc_dev_wait_state(&s->d, UBLK_S_DEV_QUIESCED,
 					  UZC_DEADLINE_MS)) {
-		released = dd_release_holder(s);
+		released = uzc_srv_release_holders(s, NULL);
 		EXPECT_FALSE(uzc_io_done(&s->io, 1000));
 	}
 	ASSERT_EQ(0, uzc_dev_recover(&s->d));
@@ -1488,7 +1469,7 @@ TEST_F_TIMEOUT(dd, recovered_daemon_gets_it_lent, 90)
 	if (s->io.done)
 		EXPECT_EQ(8192, uzc_io_wait(&s->io));
 	EXPECT_EQ(0, uzc_dev_destroy(&s->d));
-	dd_release_holder(s);
+	uzc_srv_release_holders(s, NULL);
 	close(fd);
 	free(back);
 	if (released)

@@ -159,21 +159,6 @@ static int server_start(struct uzc_srv *s, __u64 flags, unsigned int mode)
 }
 
 /*
- * SIGKILL the daemon: it must be gone within the deadline.  A daemon
- * stuck in its exit fails the case and is freed from outside
- * (uzc_kill_reap()), so that the run goes on.
- */
-static void srv_kill(struct __test_metadata *_metadata, struct uzc_srv *s)
-{
-	if (s->pid <= 0)
-		return;
-	EXPECT_TRUE(uzc_kill_reap(s->pid, UZC_DEADLINE_MS))
-		TH_LOG("the daemon did not finish its exit within %d ms",
-		       UZC_DEADLINE_MS);
-	s->pid = 0;
-}
-
-/*
  * The request is held (lent) until the daemon dies; then it must end
  * with @want within the deadline and the device must delete.
  */
@@ -181,25 +166,11 @@ static void kill_then_expect(struct __test_metadata *_metadata,
 			     struct uzc_srv *s, ssize_t want)
 {
 	EXPECT_FALSE(uzc_io_done(&s->io, 200));
-	srv_kill(_metadata, s);
+	uzc_srv_kill_bounded(_metadata, s);
 	EXPECT_TRUE(uzc_io_done(&s->io, UZC_DEADLINE_MS));
 	if (s->io.done)
 		EXPECT_EQ(want, uzc_io_wait(&s->io));
 	EXPECT_TRUE(uzc_deleted_within(&s->d, UZC_DEADLINE_MS));
-}
-
-/* let the lending ring's other owner go: the test's fd @rfd or the holder */
-static void release_holder(struct uzc_srv *s, int *rfd)
-{
-	if (rfd && *rfd >= 0) {
-		close(*rfd);
-		*rfd = -1;
-	}
-	/* reparented to init when the daemon died: no wait */
-	if (s->holder > 0) {
-		kill(s->holder, SIGKILL);
-		s->holder = 0;
-	}
 }
 
 /*
@@ -223,10 +194,10 @@ static void kill_then_expect_held(struct __test_metadata *_metadata,
 		return;
 	}
 	EXPECT_FALSE(uzc_io_done(&s->io, 200));
-	srv_kill(_metadata, s);
+	uzc_srv_kill_bounded(_metadata, s);
 	ended = uzc_io_done(&s->io, UZC_DEADLINE_MS);
 	if (!ended) {
-		release_holder(s, rfd);
+		uzc_srv_release_holders(s, rfd);
 		/* then the ring's teardown is what ends it */
 		ASSERT_TRUE(uzc_io_done(&s->io, UZC_DEADLINE_MS))
 			TH_LOG("the request stayed pending after its daemon "
@@ -525,7 +496,7 @@ TEST_F_TIMEOUT(srv, dispatch_pending_at_daemon_exit, 90)
 	EXPECT_TRUE(uzc_io_done(&s->io, UZC_DEADLINE_MS));
 	if (s->io.done)
 		EXPECT_EQ(-EIO, uzc_io_wait(&s->io));
-	srv_kill(_metadata, s);
+	uzc_srv_kill_bounded(_metadata, s);
 	/* an open /dev/ublkbN would keep the device */
 	close(fd);
 	EXPECT_TRUE(uzc_deleted_within(&s->d, UZC_DEADLINE_MS));
@@ -705,7 +676,7 @@ TEST_F_TIMEOUT(srv, reissue_with_loan_outstanding, 90)
 	int tag;
 
 	ASSERT_EQ(0, server_start(s, flags, LEND_PARKED_LEG));
-	srv_kill(_metadata, s);
+	uzc_srv_kill_bounded(_metadata, s);
 	/* requeued, not failed: the write waits for the next daemon */
 	EXPECT_FALSE(uzc_io_done(&s->io, 1000));
 

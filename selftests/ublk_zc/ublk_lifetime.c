@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
+#include "uzc_cases.h"
 #include "ublk_zc_lib.h"
 
 /* UBLK_F_USER_COPY: the daemon needs no buffers to hold a request */
@@ -69,20 +70,6 @@ FIXTURE_TEARDOWN(held)
 	if (self->rfd >= 0)
 		close(self->rfd);
 	EXPECT_TRUE(uzc_srv_close(&self->s));
-}
-
-/* let the ring go: the test's copy, or the holder process */
-static void release_ring(FIXTURE_DATA(held) *self)
-{
-	if (self->rfd >= 0) {
-		close(self->rfd);
-		self->rfd = -1;
-	}
-	/* the daemon's child, reparented to init when the daemon died */
-	if (self->s.holder > 0) {
-		kill(self->s.holder, SIGKILL);
-		self->s.holder = 0;
-	}
 }
 
 /*
@@ -135,7 +122,7 @@ TEST_F_TIMEOUT(held, daemon_killed_with_ring_held, 90)
 
 	ended = uzc_io_done(&s->io, UZC_DEADLINE_MS);
 	if (!ended) {
-		release_ring(self);
+		uzc_srv_release_holders(&self->s, &self->rfd);
 		/* then the ring's exit is what ends it */
 		ASSERT_TRUE(uzc_io_done(&s->io, UZC_DEADLINE_MS));
 	}
@@ -146,7 +133,7 @@ TEST_F_TIMEOUT(held, daemon_killed_with_ring_held, 90)
 	del = uzc_delete_start(&s->d);
 	ASSERT_GT(del, 0);
 	deleted = uzc_delete_wait(&s->d, del, UZC_DEADLINE_MS);
-	release_ring(self);
+	uzc_srv_release_holders(&self->s, &self->rfd);
 	EXPECT_TRUE(deleted);
 
 	if (ended)
@@ -157,10 +144,9 @@ TEST_F_TIMEOUT(held, daemon_killed_with_ring_held, 90)
 					  "elsewhere", UZC_DEADLINE_MS);
 		return;
 	}
-	snprintf(_metadata->results->reason, sizeof(_metadata->results->reason),
-		 "known limit: the request ends only when the dead daemon's "
-		 "FETCH ring is closed by its other holder");
-	_metadata->exit_code = KSFT_XFAIL;
+	uzc_known_limit(_metadata, "known limit: the request ends only when "
+			"the dead daemon's FETCH ring is closed by its other "
+			"holder");
 }
 
 int main(int argc, char **argv)

@@ -131,6 +131,44 @@ static inline bool uzc_kill_reap(pid_t pid, int ms)
 	return false;
 }
 
+/*
+ * SIGKILL the daemon of @s: it must be gone within the deadline.  A
+ * daemon stuck in its exit fails the case and is freed from outside
+ * (uzc_kill_reap()), so that the run goes on.
+ */
+static inline void uzc_srv_kill_bounded(struct __test_metadata *_metadata,
+					struct uzc_srv *s)
+{
+	if (s->pid <= 0)
+		return;
+	EXPECT_TRUE(uzc_kill_reap(s->pid, UZC_DEADLINE_MS))
+		TH_LOG("the daemon did not finish its exit within %d ms",
+		       UZC_DEADLINE_MS);
+	s->pid = 0;
+}
+
+/*
+ * Let a ring's other owners go: the test's copy @rfd (if any, and open)
+ * and the daemon's child, reparented to init when the daemon died (no
+ * wait).  True if there was one.
+ */
+static inline bool uzc_srv_release_holders(struct uzc_srv *s, int *rfd)
+{
+	bool any = false;
+
+	if (rfd && *rfd >= 0) {
+		close(*rfd);
+		*rfd = -1;
+		any = true;
+	}
+	if (s->holder > 0) {
+		kill(s->holder, SIGKILL);
+		s->holder = 0;
+		any = true;
+	}
+	return any;
+}
+
 /* a pread() of request @tag on @d's char device: bytes, or -errno */
 static inline ssize_t uzc_copy_req(struct uzc_dev *d, int tag, void *buf,
 				   size_t len)
