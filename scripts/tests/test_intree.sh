@@ -37,7 +37,7 @@ in_lib() {
 	BUILD=$B bash -c '. "$1/scripts/lib.sh"; shift; eval "$@"' _ "$F" "$@" 2>&1
 }
 
-t_plan 5
+t_plan 7
 dst=$B/trees/splice-rsrc/tools/testing/selftests/ublk_zc
 mkdir -p "$dst" && echo stale > "$dst/stale"
 in_lib 'intree_copy splice-rsrc' > /dev/null
@@ -46,7 +46,7 @@ t_is "intree_copy: what git tracks or would track, no build product, no stale fi
 	"./.gitignore ./Makefile ./settings ./t_fail.sh ./t_pass.sh ./t_skip.sh ./untracked.txt "
 
 if [ ! -f "$KSFT/lib.mk" ]; then
-	for i in 2 3 4 5; do t_skip "in-tree case $i" "no kernel source ($KSFT)"; done
+	for i in 2 3 4 5 6 7; do t_skip "in-tree case $i" "no kernel source ($KSFT)"; done
 	t_done
 fi
 # the stub kernel tree: the pristine kselftest framework and what its
@@ -67,4 +67,22 @@ t_ok "... the failing test is reported as failed" \
 t_is "... and counts as failed in the stage's summary" \
 	"$("$TOP/scripts/tap-summary" "$T_TMP/intree.tap" 2>&1)" \
 	"1 passed, 1 failed, 1 skipped"
+
+# guest-tests without UBLK_ZC_INTREE: tests.list through the pristine
+# tree's kselftest runner; UBLK_ZC_TESTS narrows it, a name not in the
+# list stops the run before anything runs
+mkdir -p "$B/trees/pristine/tools/testing/selftests"
+cp -r "$KSFT/kselftest" "$B/trees/pristine/tools/testing/selftests/"
+echo "t_pass.sh t_fail.sh t_skip.sh" > "$ST/tests.list"
+# shellcheck disable=SC2016 # the inner shell expands it
+in_lib 'UBLK_ZC_VARIANT=splice-rsrc UBLK_ZC_TESTS="t_skip.sh t_pass.sh" \
+	"$TOP/scripts/guest-tests"' > "$T_TMP/narrow.tap"
+t_is "guest-tests UBLK_ZC_TESTS: only those, in tests.list's order" \
+	"$(sed -n 's/^\(ok [0-9]\) selftests: .*: \(t_[a-z]*.sh\).*/\1 \2/p' "$T_TMP/narrow.tap" | tr '\n' ' ')" \
+	"ok 1 t_pass.sh ok 2 t_skip.sh "
+# shellcheck disable=SC2016 # the inner shell expands it
+out=$(in_lib 'UBLK_ZC_VARIANT=splice-rsrc UBLK_ZC_TESTS="t_pass.sh t_nope.sh" \
+	"$TOP/scripts/guest-tests"')
+t_ok "... a program not in tests.list: an error naming it, nothing run" \
+	eval '[[ $out == *"t_nope.sh is not in tests.list"* && $out != *t_pass.sh\ \#* && $out != *"ok 1"* ]]'
 t_done
