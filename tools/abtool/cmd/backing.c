@@ -13,9 +13,11 @@
 #include <unistd.h>
 
 #include "backing.h"
+#include "ublk.h"
 
 struct backing_kind {
 	const char *name;
+	unsigned int media;	/* UBLK_MEDIA_*: what its backings are */
 	/* path of backing @i into @buf; 0 or -errno and a message */
 	int (*open)(unsigned int i, uint64_t size, const char *workdir,
 		    char *buf, size_t len, int *fd, char *err, size_t errlen);
@@ -86,8 +88,8 @@ static int brd_open(unsigned int i, uint64_t size, const char *workdir,
 }
 
 static const struct backing_kind kinds[] = {
-	{ "tmpfs", tmpfs_open, true },
-	{ "brd", brd_open, false },
+	{ "tmpfs", UBLK_MEDIA_FILE, tmpfs_open, true },
+	{ "brd", UBLK_MEDIA_BDEV, brd_open, false },
 };
 
 const struct backing_kind *backing_find(const char *name)
@@ -103,6 +105,11 @@ const struct backing_kind *backing_find(const char *name)
 const char *backing_name(const struct backing_kind *k)
 {
 	return k->name;
+}
+
+unsigned int backing_media(const struct backing_kind *k)
+{
+	return k->media;
 }
 
 int backing_prepare(struct backing_set *s, const struct backing_kind *kind,

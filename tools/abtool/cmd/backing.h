@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The media under loop, mirror and stripe cells (matrix key "backing"):
+ * The media under the cells of targets with backings (loop, mirror,
+ * stripe; matrix key "backing"):
  * files on a tmpfs, or ram disks (brd).  One set per medium serves every
  * cell of a run, the ublk servers and the in-kernel rows alike, so both
  * measure the same media.
@@ -23,6 +24,8 @@ struct backing_set {
 /* "tmpfs" or "brd"; NULL for anything else. */
 const struct backing_kind *backing_find(const char *name);
 const char *backing_name(const struct backing_kind *k);
+/* What its backings are to a target: UBLK_MEDIA_FILE or _BDEV (ublk.h) */
+unsigned int backing_media(const struct backing_kind *k);
 
 /*
  * @nr backings of @size bytes on medium @kind, every byte written (so

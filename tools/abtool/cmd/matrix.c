@@ -5,8 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backing.h"
 #include "matrix.h"
 #include "size.h"
+#include "ublk.h"
 
 /* docs/abtool.md, "The matrix": null/loop/mirror x 4K/64K/512K x
  * read/write, QD16, on tmpfs files; mirror-4 writes, where zero copy
@@ -34,26 +36,39 @@ struct axis {
 	int nr;
 };
 
+/*
+ * A cell names its legs ("mirror-2") when its target's number of
+ * backings varies; one that takes a fixed number is named alone ("loop").
+ */
+static bool legs_spelled(const struct ublk_target_ops *t)
+{
+	return t->min_backing != t->max_backing;
+}
+
+/* "NAME" or "NAME-N", as the target's entry in the table says it takes */
 static int parse_target(const char *s, struct matrix_cell *c)
 {
 	const char *dash = strchr(s, '-');
 	size_t n = dash ? (size_t)(dash - s) : strlen(s);
+	const struct ublk_target_ops *t;
 	char *end;
 
 	if (n >= sizeof(c->target))
 		return -EINVAL;
 	memcpy(c->target, s, n);
 	c->target[n] = '\0';
-	if (!strcmp(c->target, "null") || !strcmp(c->target, "loop")) {
-		c->legs = c->target[0] == 'l';
+	t = ublk_target_find(c->target);
+	if (!t)
+		return -EINVAL;
+	if (!legs_spelled(t)) {
+		c->legs = t->min_backing;
 		return dash ? -EINVAL : 0;
 	}
-	if (strcmp(c->target, "mirror") && strcmp(c->target, "stripe"))
-		return -EINVAL;
 	if (!dash)
 		return -EINVAL;
 	c->legs = strtoul(dash + 1, &end, 10);
-	return *end || c->legs < 2 || c->legs > 8 ? -EINVAL : 0;
+	return *end || c->legs < (unsigned int)t->min_backing ||
+	       c->legs > (unsigned int)t->max_backing ? -EINVAL : 0;
 }
 
 static int set_value(struct matrix_cell *c, const char *key, const char *v)
@@ -63,7 +78,7 @@ static int set_value(struct matrix_cell *c, const char *key, const char *v)
 	if (!strcmp(key, "target"))
 		return parse_target(v, c);
 	if (!strcmp(key, "backing")) {
-		if (strcmp(v, "tmpfs") && strcmp(v, "brd"))
+		if (!backing_find(v))
 			return -EINVAL;
 		snprintf(c->backing, sizeof(c->backing), "%s", v);
 		return 0;
@@ -99,9 +114,16 @@ static int expand(struct matrix *m, struct axis *axes, int nr, int i,
 	int j, ret;
 
 	if (i == nr) {
-		/* null has no media: its backing values collapse to one cell */
+		const struct ublk_target_ops *t = ublk_target_find(base.target);
+
+		/* no backings, no media: the backing values collapse to one cell */
 		if (!base.legs)
 			base.backing[0] = '\0';
+		else if (!(t->media & backing_media(backing_find(base.backing)))) {
+			snprintf(err, errlen, "line %d: target %s takes no "
+				 "backing=%s", line, base.target, base.backing);
+			return -EINVAL;
+		}
 		for (j = 0; j < (int)m->nr; j++)
 			if (cell_equal(&m->cells[j], &base))
 				return 0;
@@ -225,9 +247,10 @@ int matrix_parse_file(struct matrix *m, const char *path, char *err,
 
 void matrix_cell_name(const struct matrix_cell *c, char *buf, size_t len)
 {
+	const struct ublk_target_ops *t = ublk_target_find(c->target);
 	char legs[32] = "";
 
-	if (c->legs > 1)
+	if (t && legs_spelled(t))
 		snprintf(legs, sizeof(legs), "-%u", c->legs);
 	if (*c->backing)
 		snprintf(legs + strlen(legs), sizeof(legs) - strlen(legs),

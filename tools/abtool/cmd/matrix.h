@@ -2,8 +2,10 @@
 /*
  * A run matrix: lines of "key=v1,v2,... key=..." where each line stands
  * for the cartesian product of its values.  Keys: target (null, loop,
- * mirror-N, stripe-N), backing (tmpfs, brd: the media under loop, mirror
- * and stripe), rw, bs, iodepth, jobs.  '#' starts a comment.  A null cell
+ * mirror-N, stripe-N: a name of the targets' table, ublk/targets/, with
+ * -N for the backings where its entry lets their number vary), backing
+ * (tmpfs, brd: the media under the backings, those the target's entry
+ * takes), rw, bs, iodepth, jobs.  '#' starts a comment.  A null cell
  * has no backing, so "target=null backing=tmpfs,brd" is one cell: the
  * product keeps each distinct cell once.
  *
@@ -22,7 +24,7 @@
 
 struct matrix_cell {
 	char target[16];	/* null, loop, mirror, stripe */
-	unsigned int legs;	/* backings: 0 for null, 1 for loop */
+	unsigned int legs;	/* backings: 0 for null, 1 for loop, N */
 	char backing[8];	/* "tmpfs" (default) or "brd"; "" for null */
 	enum wl_rw rw;
 	uint32_t bs;

@@ -145,7 +145,8 @@ static void server_on_signal(int sig)
  */
 static uint64_t cell_bytes(const struct run_opts *o, const struct matrix_cell *c)
 {
-	return o->backing_size * (!strcmp(c->target, "stripe") ? c->legs : 1);
+	return o->backing_size *
+	       ublk_target_share(ublk_target_find(c->target), c->legs);
 }
 
 /* Child: serve the cell's device with path until SIGTERM. */

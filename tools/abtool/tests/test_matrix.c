@@ -4,6 +4,7 @@
 
 #include "kselftest_harness.h"
 #include "matrix.h"
+#include "ublk.h"
 
 static struct matrix m;
 static char err[256];
@@ -103,6 +104,24 @@ TEST(errors_name_the_line_and_value)
 	EXPECT_EQ(-EINVAL, parse("target=null-2"));
 	EXPECT_EQ(-EINVAL, parse("iodepth=0"));
 	EXPECT_EQ(-EINVAL, parse("rw=sideways"));
+}
+
+/* What a cell's target takes comes from its entry in the targets' table. */
+TEST(targets_say_what_they_take)
+{
+	const struct ublk_target_ops *stripe = ublk_target_find("stripe");
+
+	ASSERT_NE(NULL, stripe);
+	EXPECT_EQ(0, ublk_target_find("null")->max_backing);
+	/* the device's bytes: every leg's on stripe, one leg's on mirror */
+	EXPECT_EQ(4, ublk_target_share(stripe, 4));
+	EXPECT_EQ(1, ublk_target_share(ublk_target_find("mirror"), 4));
+	EXPECT_EQ(1, ublk_target_share(ublk_target_find("null"), 0));
+	ASSERT_EQ(0, parse("target=stripe-8,mirror-8 backing=brd"));
+	EXPECT_EQ(8, m.cells[0].legs);
+	EXPECT_EQ(-EINVAL, parse("target=stripe-9"));
+	EXPECT_EQ(-EINVAL, parse("target=loop-1"));
+	EXPECT_EQ(-EINVAL, parse("target=stripe"));
 }
 
 TEST(too_many_cells_is_an_error)

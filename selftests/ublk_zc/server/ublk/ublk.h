@@ -50,10 +50,30 @@ struct ublk_tgt {
 	unsigned int read_leg;	/* mirror: which leg serves reads */
 };
 
+/* What a target's backings may be (ublk_target_ops.media) */
+#define UBLK_MEDIA_FILE		(1u << 0)	/* regular files */
+#define UBLK_MEDIA_BDEV		(1u << 1)	/* block devices */
+
+/*
+ * A target: what it is (the fields before open(), which the commands and
+ * abtool run's matrix ask instead of knowing targets by name) and how it
+ * serves.
+ */
 struct ublk_target_ops {
 	const char *name;
 	const char *help;
+	/*
+	 * How many backings (a run's legs) it takes: 0..0, none (it has no
+	 * media); min == max, a fixed number, which a run matrix does not
+	 * spell ("loop", not "loop-1"); else "NAME-N" for N in min..max.
+	 */
 	int min_backing, max_backing;
+	unsigned int media;	/* UBLK_MEDIA_*: what the backings may be */
+	/*
+	 * The device spans every backing (stripe) rather than the smallest
+	 * one (loop, mirror: each leg holds all of it); ublk_target_share().
+	 */
+	bool size_spans_backings;
 	/* Open backings, set dev_size; 0 or -errno, with a message. */
 	int (*open)(struct ublk_tgt *t, char *err, size_t errlen);
 	/*
@@ -215,6 +235,9 @@ struct ublk_dev {
 
 /* target.c, path.c: the tables */
 const struct ublk_target_ops *ublk_target_find(const char *name);
+/* How many of its @nr_backing backings' bytes the device of @t holds */
+unsigned int ublk_target_share(const struct ublk_target_ops *t,
+			       unsigned int nr_backing);
 const struct ublk_path_ops *ublk_path_find(const char *name);
 void ublk_target_list(FILE *f);
 void ublk_path_list(FILE *f);

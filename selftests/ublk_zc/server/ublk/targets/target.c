@@ -30,6 +30,12 @@ const struct ublk_target_ops *ublk_target_find(const char *name)
 	return NULL;
 }
 
+unsigned int ublk_target_share(const struct ublk_target_ops *t,
+			       unsigned int nr_backing)
+{
+	return t->size_spans_backings ? nr_backing : 1;
+}
+
 void ublk_target_list(FILE *f)
 {
 	unsigned int i;
@@ -38,14 +44,18 @@ void ublk_target_list(FILE *f)
 		fprintf(f, "  %-10s %s\n", targets[i]->name, targets[i]->help);
 }
 
-static int backing_size(int fd, uint64_t *size)
+/* The bytes of backing @fd and what it is: UBLK_MEDIA_*, 0 for neither */
+static int backing_size(int fd, uint64_t *size, unsigned int *media)
 {
 	struct stat st;
 
 	if (fstat(fd, &st))
 		return -errno;
-	if (S_ISBLK(st.st_mode))
+	if (S_ISBLK(st.st_mode)) {
+		*media = UBLK_MEDIA_BDEV;
 		return ioctl(fd, BLKGETSIZE64, size) ? -errno : 0;
+	}
+	*media = S_ISREG(st.st_mode) ? UBLK_MEDIA_FILE : 0;
 	*size = st.st_size;
 	return 0;
 }
@@ -53,17 +63,18 @@ static int backing_size(int fd, uint64_t *size)
 /*
  * Open every backing (O_DIRECT unless buffered was asked for or the file
  * system refuses it) and set dev_size to the configured size, or to the
- * smallest backing times per_backing_share.
+ * smallest backing times the target's share (ublk_target_share()).
  */
-int target_open_backings(struct ublk_tgt *t, unsigned int nr_share,
-			 char *err, size_t errlen)
+int target_open_backings(struct ublk_tgt *t, char *err, size_t errlen)
 {
+	unsigned int nr_share = ublk_target_share(t->ops, t->cfg.nr_backing);
 	uint64_t smallest = UINT64_MAX;
 	int i;
 
 	for (i = 0; i < t->cfg.nr_backing; i++) {
 		const char *path = t->cfg.backing[i];
 		int flags = O_RDWR | O_CLOEXEC;
+		unsigned int media = 0;
 		uint64_t size;
 		int fd = -1, ret;
 
@@ -77,11 +88,17 @@ int target_open_backings(struct ublk_tgt *t, unsigned int nr_share,
 			return -errno;
 		}
 		t->fds[t->nr_fds++] = fd;
-		ret = backing_size(fd, &size);
+		ret = backing_size(fd, &size, &media);
 		if (ret < 0) {
 			snprintf(err, errlen, "cannot size backing %s: %s",
 				 path, strerror(-ret));
 			return ret;
+		}
+		if (media && !(t->ops->media & media)) {
+			snprintf(err, errlen, "target %s takes no %s: %s",
+				 t->ops->name, media == UBLK_MEDIA_BDEV ?
+				 "block device" : "regular file", path);
+			return -EINVAL;
 		}
 		if (size < smallest)
 			smallest = size;

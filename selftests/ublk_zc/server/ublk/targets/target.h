@@ -4,8 +4,8 @@
 
 #include "ublk.h"
 
-int target_open_backings(struct ublk_tgt *t, unsigned int nr_share,
-			 char *err, size_t errlen);
+/* An open() for targets whose backings need nothing else (loop, mirror) */
+int target_open_backings(struct ublk_tgt *t, char *err, size_t errlen);
 void target_close_backings(struct ublk_tgt *t);
 
 #endif

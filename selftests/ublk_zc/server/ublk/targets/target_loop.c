@@ -2,11 +2,6 @@
 /* loop: one backing file or block device, offsets map 1:1. */
 #include "target.h"
 
-static int loop_open(struct ublk_tgt *t, char *err, size_t errlen)
-{
-	return target_open_backings(t, 1, err, errlen);
-}
-
 static int loop_map(const struct ublk_tgt *t, bool write, uint64_t off,
 		    uint32_t len, struct ublk_leg *legs)
 {
@@ -20,6 +15,7 @@ const struct ublk_target_ops target_loop = {
 	.help = "one backing file or block device",
 	.min_backing = 1,
 	.max_backing = 1,
-	.open = loop_open,
+	.media = UBLK_MEDIA_FILE | UBLK_MEDIA_BDEV,
+	.open = target_open_backings,
 	.map = loop_map,
 };

@@ -2,11 +2,6 @@
 /* mirror: N backings with the same content; writes go to all, reads to one. */
 #include "target.h"
 
-static int mirror_open(struct ublk_tgt *t, char *err, size_t errlen)
-{
-	return target_open_backings(t, 1, err, errlen);
-}
-
 static int mirror_map(const struct ublk_tgt *t, bool write, uint64_t off,
 		      uint32_t len, struct ublk_leg *legs)
 {
@@ -28,6 +23,7 @@ const struct ublk_target_ops target_mirror = {
 	.help = "N backings (2..8); writes go to every leg, reads to one",
 	.min_backing = 2,
 	.max_backing = UBLK_MAX_BACKINGS,
-	.open = mirror_open,
+	.media = UBLK_MEDIA_FILE | UBLK_MEDIA_BDEV,
+	.open = target_open_backings,
 	.map = mirror_map,
 };

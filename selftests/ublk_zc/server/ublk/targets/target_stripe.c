@@ -19,7 +19,7 @@ static int stripe_open(struct ublk_tgt *t, char *err, size_t errlen)
 		snprintf(err, errlen, "stripe chunk must be a power of two >= 4K");
 		return -EINVAL;
 	}
-	return target_open_backings(t, t->cfg.nr_backing, err, errlen);
+	return target_open_backings(t, err, errlen);
 }
 
 static int stripe_map(const struct ublk_tgt *t, bool write, uint64_t off,
@@ -56,6 +56,8 @@ const struct ublk_target_ops target_stripe = {
 	.help = "RAID-0 over N backings (2..8) in --chunk pieces",
 	.min_backing = 2,
 	.max_backing = UBLK_MAX_BACKINGS,
+	.media = UBLK_MEDIA_FILE | UBLK_MEDIA_BDEV,
+	.size_spans_backings = true,
 	.open = stripe_open,
 	.map = stripe_map,
 };
