@@ -15,8 +15,6 @@
  *   make -C tools/abtool golden        # or: ABTOOL_UPDATE_GOLDEN=1 tests/test_golden
  */
 #include <dirent.h>
-#include <fcntl.h>
-#include <ftw.h>
 #include <libgen.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -28,6 +26,7 @@
 #include <math.h>
 
 #include "compare.h"
+#include "helpers.h"
 #include "plot.h"
 #include "report.h"
 #include "report_replicate.h"
@@ -68,69 +67,9 @@ static int chdir_tests(void)
 	return chdir(dirname(exe));
 }
 
-static char *read_all(int fd)
-{
-	off_t len = lseek(fd, 0, SEEK_END);
-	char *buf = calloc(1, (size_t)(len > 0 ? len : 0) + 1);
-
-	if (buf && len > 0 && pread(fd, buf, (size_t)len, 0) != len) {
-		free(buf);
-		return NULL;
-	}
-	return buf;
-}
-
-/*
- * @fn (cmd_compare, cmd_replicate: subcommand @name) on @args; its stdout
- * as a string (its stderr with @want_stderr), the other to /dev/null.
- */
-static char *run_cmd(int (*fn)(int, char **), const char *name,
-		     const char *const *args, int *status, bool want_stderr)
-{
-	char *argv[32], path[] = "/tmp/abtool-golden-XXXXXX", *text;
-	int argc = 0, out, err, tmp, null;
-
-	argv[argc++] = (char *)name;
-	while (*args)
-		argv[argc++] = (char *)*args++;
-	argv[argc] = NULL;
-	fflush(stdout);
-	fflush(stderr);
-	out = dup(STDOUT_FILENO);
-	err = dup(STDERR_FILENO);
-	tmp = mkstemp(path);
-	null = open("/dev/null", O_WRONLY);
-	dup2(want_stderr ? null : tmp, STDOUT_FILENO);
-	dup2(want_stderr ? tmp : null, STDERR_FILENO);
-	*status = fn(argc, argv);
-	fflush(stdout);
-	fflush(stderr);
-	dup2(out, STDOUT_FILENO);
-	dup2(err, STDERR_FILENO);
-	text = read_all(tmp);
-	close(out);
-	close(err);
-	close(tmp);
-	close(null);
-	unlink(path);
-	return text;
-}
-
 static char *run_for(const char *const *args, int *status, bool want_stderr)
 {
-	return run_cmd(cmd_compare, "compare", args, status, want_stderr);
-}
-
-static char *read_file(const char *path)
-{
-	int fd = open(path, O_RDONLY);
-	char *text;
-
-	if (fd < 0)
-		return NULL;
-	text = read_all(fd);
-	close(fd);
-	return text;
+	return capture_cmd(cmd_compare, "compare", args, status, want_stderr);
 }
 
 static int write_file(const char *path, const char *text)
@@ -508,7 +447,7 @@ static void check_replicate(struct __test_metadata *_metadata,
 	int status;
 
 	ASSERT_EQ(0, chdir_tests());
-	got = run_cmd(cmd_replicate, "replicate", args, &status, want == 1);
+	got = capture_cmd(cmd_replicate, "replicate", args, &status, want == 1);
 	ASSERT_NE(NULL, got);
 	EXPECT_EQ(want, status);
 	compare_golden(_metadata, golden, got);
@@ -576,16 +515,16 @@ TEST(replicate_usage)
 
 	ASSERT_EQ(0, chdir_tests());
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		said = run_cmd(cmd_replicate, "replicate", bad[i], &status,
-			       true);
+		said = capture_cmd(cmd_replicate, "replicate", bad[i],
+				   &status, true);
 		ASSERT_NE(NULL, said);
 		EXPECT_EQ(2, status);
 		EXPECT_EQ(0, strncmp(said, "abtool replicate: ", 18))
 			TH_LOG("%s", said);
 		free(said);
 	}
-	said = run_cmd(cmd_replicate, "replicate",
-		       (const char *[]){ "--help", NULL }, &status, false);
+	said = capture_cmd(cmd_replicate, "replicate",
+			   (const char *[]){ "--help", NULL }, &status, false);
 	ASSERT_NE(NULL, said);
 	EXPECT_EQ(0, status);
 	EXPECT_EQ(0, strncmp(said, "usage: abtool replicate", 23));
@@ -631,15 +570,6 @@ TEST(replication_rule)
  * gnuplot is installed the scripts are also run, and must say nothing
  * on stderr: a clean run prints no tool warnings.
  */
-static int remove_one(const char *path, const struct stat *st, int flag,
-		      struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
 static int by_name(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
@@ -707,7 +637,7 @@ static void check_plots(struct __test_metadata *_metadata,
 		EXPECT_STREQ("", said);		/* no gnuplot warnings */
 	free(said);
 	got = plot_files(dir, header);
-	nftw(dir, remove_one, 8, FTW_DEPTH | FTW_PHYS);
+	remove_tree(dir);
 	ASSERT_NE(NULL, got);
 	compare_golden(_metadata, golden, got);
 }
@@ -752,11 +682,6 @@ static int read_n8(struct trial_set *set)
 	for (i = 0; i < 3 && !ret; i++)
 		ret = results_read_file(set, files[i], err, sizeof(err));
 	return ret;
-}
-
-static bool same(double a, double b)
-{
-	return (isnan(a) && isnan(b)) || a == b;
 }
 
 /*

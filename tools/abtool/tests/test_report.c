@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* report*.c, plot.c and compare.c on synthetic trials (no VM). */
 #include <errno.h>
-#include <fcntl.h>
-#include <ftw.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +12,7 @@
 #include "kselftest_harness.h"
 
 #include "compare.h"
+#include "helpers.h"
 #include "plot.h"
 #include "report.h"
 #include "results.h"
@@ -1034,12 +1033,6 @@ static struct trial_set family_set(int n, size_t configs)
 	return set;
 }
 
-/* Equal, NaN included: the same computation on the same data. */
-static bool same(double a, double b)
-{
-	return (isnan(a) && isnan(b)) || a == b;
-}
-
 TEST(family_is_the_pair_not_the_table)
 {
 	struct trial_set narrow = family_set(8, 2), wide = family_set(8, 4);
@@ -1210,34 +1203,12 @@ static char stderr_text[8192];
 /* cmd_compare(); stdout discarded (TAP stays clean), stderr kept. */
 static int run_compare(const char *const *args)
 {
-	char *argv[32], path[] = "/tmp/abtool-test-stderr-XXXXXX";
-	int argc = 0, null, out, err, tmp, ret;
-	ssize_t len;
+	char *said;
+	int ret;
 
-	argv[argc++] = (char *)"compare";
-	while (*args)
-		argv[argc++] = (char *)*args++;
-	argv[argc] = NULL;
-	fflush(stdout);
-	fflush(stderr);
-	out = dup(STDOUT_FILENO);
-	err = dup(STDERR_FILENO);
-	null = open("/dev/null", O_WRONLY);
-	tmp = mkstemp(path);
-	dup2(null, STDOUT_FILENO);
-	dup2(tmp, STDERR_FILENO);
-	ret = cmd_compare(argc, argv);
-	fflush(stdout);
-	fflush(stderr);
-	dup2(out, STDOUT_FILENO);
-	dup2(err, STDERR_FILENO);
-	len = pread(tmp, stderr_text, sizeof(stderr_text) - 1, 0);
-	stderr_text[len > 0 ? len : 0] = '\0';
-	close(null);
-	close(out);
-	close(err);
-	close(tmp);
-	unlink(path);
+	said = capture_cmd(cmd_compare, "compare", args, &ret, true);
+	snprintf(stderr_text, sizeof(stderr_text), "%s", said ? said : "");
+	free(said);
 	return ret;
 }
 
@@ -1255,18 +1226,6 @@ static void expect_usage_error(struct __test_metadata *_metadata,
 	EXPECT_TRUE(memmem(stderr_text, (size_t)(nl - stderr_text), what,
 			   strlen(what)) != NULL) TH_LOG("%s", stderr_text);
 	EXPECT_EQ(0, strncmp(nl + 1, "usage: abtool compare", 21));
-}
-
-static int remove_one(const char *path, const struct stat *st, int flag,
-		      struct FTW *ftw)
-{
-	return remove(path);
-}
-
-/* rm -r @dir: the tests leave nothing behind in /tmp */
-static void remove_tree(const char *dir)
-{
-	nftw(dir, remove_one, 8, FTW_DEPTH | FTW_PHYS);
 }
 
 static bool exists(const char *dir, const char *name)
@@ -1557,19 +1516,10 @@ TEST(compare_refuses_duplicate_records_and_other_runs)
 /* The text of DIR/NAME (malloc'd), or NULL. */
 static char *slurp(const char *dir, const char *name)
 {
-	char path[512], *buf;
-	size_t got;
-	FILE *f;
+	char path[512];
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "r");
-	if (!f)
-		return NULL;
-	buf = calloc(1, 1 << 16);
-	got = buf ? fread(buf, 1, (1 << 16) - 1, f) : 0;
-	(void)got;
-	fclose(f);
-	return buf;
+	return read_file(path);
 }
 
 /*
