@@ -15,16 +15,17 @@
 
 #include "del.h"
 #include "exit_codes.h"
+#include "prog.h"
 #include "ublk.h"
 
 static void del_usage(FILE *f)
 {
 	fprintf(f,
-"usage: abtool del -n ID [--async]\n"
+"usage: %s del -n ID [--async]\n"
 "Delete /dev/ublkbID (UBLK_U_CMD_DEL_DEV) even while another process serves it.\n"
 "  -n, --number ID       device id\n"
 "  -a, --async           do not wait until the server has closed /dev/ublkcID\n"
-"                        (UBLK_U_CMD_DEL_DEV_ASYNC)\n");
+"                        (UBLK_U_CMD_DEL_DEV_ASYNC)\n", prog_name());
 }
 
 int cmd_del(int argc, char **argv)
@@ -47,8 +48,8 @@ int cmd_del(int argc, char **argv)
 		case 'n':
 			id = strtol(optarg, &end, 10);
 			if (*end || id < 0 || id > 0x7fffffff) {
-				fprintf(stderr, "abtool del: '%s' is not a device id\n",
-					optarg);
+				fprintf(stderr, "%s del: '%s' is not a device id\n",
+					prog_name(), optarg);
 				return AB_EXIT_USAGE;
 			}
 			break;
@@ -63,15 +64,16 @@ int cmd_del(int argc, char **argv)
 	}
 	ret = ublk_ctrl_open(&d);
 	if (ret < 0) {
-		fprintf(stderr, "abtool del: cannot open %s: %s\n",
-			UBLK_CTRL_DEV, strerror(-ret));
+		fprintf(stderr, "%s del: cannot open %s: %s\n",
+			prog_name(), UBLK_CTRL_DEV, strerror(-ret));
 		return AB_EXIT_FAIL;
 	}
 	d.dev_id = id;
 	ret = async ? ublk_ctrl_del_async(&d) : ublk_ctrl_del(&d);
 	ublk_ctrl_close(&d);
 	if (ret < 0) {
-		fprintf(stderr, "abtool del: ublk%ld: %s\n", id, strerror(-ret));
+		fprintf(stderr, "%s del: ublk%ld: %s\n", prog_name(), id,
+			strerror(-ret));
 		return AB_EXIT_FAIL;
 	}
 	return AB_EXIT_OK;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-#ifndef ABTOOL_DEL_H
-#define ABTOOL_DEL_H
+#ifndef UZC_SRV_DEL_H
+#define UZC_SRV_DEL_H
 
 #include "subcmd.h"
 

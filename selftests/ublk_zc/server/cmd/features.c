@@ -8,6 +8,7 @@
 
 #include "exit_codes.h"
 #include "features.h"
+#include "prog.h"
 #include "ublk.h"
 #include "uapi/regbuf.h"
 #include "uapi/ublk_bpf.h"
@@ -129,13 +130,15 @@ int cmd_features(int argc, char **argv)
 		} else if (!strcmp(argv[i], "--paths")) {
 			paths = true;
 		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			printf("usage: abtool features [--json | --paths]\n"
+			printf("usage: %s features [--json | --paths]\n"
 			       "What the running kernel offers: ublk feature flags, io_uring ops,\n"
-			       "and which data paths can run (--paths: one line per path).\n");
+			       "and which data paths can run (--paths: one line per path).\n",
+			       prog_name());
 			return AB_EXIT_OK;
 		} else {
-			fprintf(stderr, "abtool features: unknown argument '%s'\n"
-				"usage: abtool features [--json | --paths]\n", argv[i]);
+			fprintf(stderr, "%s features: unknown argument '%s'\n"
+				"usage: %s features [--json | --paths]\n",
+				prog_name(), argv[i], prog_name());
 			return AB_EXIT_USAGE;
 		}
 	}

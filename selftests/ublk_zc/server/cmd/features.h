@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-#ifndef ABTOOL_FEATURES_H
-#define ABTOOL_FEATURES_H
+#ifndef UZC_SRV_FEATURES_H
+#define UZC_SRV_FEATURES_H
 
 #include "subcmd.h"
 

@@ -11,6 +11,7 @@
 #include "exit_codes.h"
 #include "fio.h"
 #include "load.h"
+#include "prog.h"
 #include "workload.h"
 
 enum {
@@ -31,9 +32,9 @@ struct load_opts {
 
 static void load_usage(FILE *f, bool full)
 {
-	fprintf(f, "usage: abtool load [options] DEV_OR_FILE\n");
+	fprintf(f, "usage: %s load [options] DEV_OR_FILE\n", prog_name());
 	if (!full) {
-		fprintf(f, "       abtool load --help lists the options\n");
+		fprintf(f, "       %s load --help lists the options\n", prog_name());
 		return;
 	}
 	fprintf(f,
@@ -49,14 +50,15 @@ static void load_usage(FILE *f, bool full)
 		"                         in one argument (\"--rw=randread --bs=4k\")\n"
 		"  --no-counters          skip the perf_event_open counters of this process\n"
 		"  -h, --help             this help\n"
-		"\nA verify pass:  abtool load --rw=write --verify DEV\n"
-		"                abtool load --verify-only DEV\n"
-		"\nExit status: 0 ok, 1 failure, 2 bad arguments, 3 verify mismatches.\n");
+		"\nA verify pass:  %s load --rw=write --verify DEV\n"
+		"                %s load --verify-only DEV\n"
+		"\nExit status: 0 ok, 1 failure, 2 bad arguments, 3 verify mismatches.\n",
+		prog_name(), prog_name());
 }
 
 static int bad_arg(const char *msg, const char *what)
 {
-	fprintf(stderr, "abtool load: %s%s%s\n", msg, what ? " " : "",
+	fprintf(stderr, "%s load: %s%s%s\n", prog_name(), msg, what ? " " : "",
 		what ? what : "");
 	load_usage(stderr, false);
 	return AB_EXIT_USAGE;
@@ -263,7 +265,7 @@ static void print_text(const struct load_opts *o, const struct wl_result *r,
 		snprintf(desc, sizeof(desc), "fio %s", o->fio_job);
 	else
 		wl_spec_describe(&o->spec, desc, sizeof(desc));
-	printf("abtool load: %s: %s%s\n", o->path, desc,
+	printf("%s load: %s: %s%s\n", prog_name(), o->path, desc,
 	       r->direct ? ", O_DIRECT" : ", buffered");
 	print_dir("read:", r->read_ios, r->read_bytes, secs, &r->lat_read);
 	print_dir("write:", r->write_ios, r->write_bytes, secs, &r->lat_write);
@@ -358,7 +360,8 @@ int cmd_load(int argc, char **argv)
 	if (o.counters) {
 		cnt = counters_open_self();
 		if (!cnt)
-			fprintf(stderr, "abtool load: counters: %m; going on without\n");
+			fprintf(stderr, "%s load: counters: %m; going on "
+				"without\n", prog_name());
 		else
 			counters_start(cnt);
 	}
@@ -368,7 +371,7 @@ int cmd_load(int argc, char **argv)
 		counters_read(cnt, &cv);
 	}
 	if (ret)
-		fprintf(stderr, "abtool load: %s\n", err);
+		fprintf(stderr, "%s load: %s\n", prog_name(), err);
 	if (!ret || res->ios) {
 		if (o.json)
 			print_json(&o, res, cnt, &cv);

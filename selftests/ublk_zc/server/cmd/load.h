@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-#ifndef ABTOOL_LOAD_H
-#define ABTOOL_LOAD_H
+#ifndef UZC_SRV_LOAD_H
+#define UZC_SRV_LOAD_H
 
 #include "subcmd.h"
 

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "exit_codes.h"
+#include "prog.h"
 #include "serve.h"
 #include "size.h"
 #include "ublk.h"
@@ -23,7 +24,7 @@ static void on_signal(int sig)
 static void serve_usage(FILE *f)
 {
 	fprintf(f,
-"usage: abtool serve -t TARGET [options]\n"
+"usage: %s serve -t TARGET [options]\n"
 "Serve one ublk device in the foreground; SIGINT/SIGTERM stop and delete it.\n"
 "  -t, --target NAME     target (below)\n"
 "  -b, --backing FILE    backing file or block device (repeat for mirror/stripe)\n"
@@ -35,7 +36,7 @@ static void serve_usage(FILE *f)
 "      --max-io SIZE     largest request (default 512K)\n"
 "      --buffered        open backings without O_DIRECT\n"
 "      --ready-fd FD     write the device id to FD once the device is live\n"
-"targets:\n");
+"targets:\n", prog_name());
 	ublk_target_list(f);
 	fprintf(f, "data paths:\n");
 	ublk_path_list(f);
@@ -43,7 +44,7 @@ static void serve_usage(FILE *f)
 
 static int bad_arg(const char *fmt, const char *arg)
 {
-	fprintf(stderr, "abtool serve: ");
+	fprintf(stderr, "%s serve: ", prog_name());
 	fprintf(stderr, fmt, arg);
 	fprintf(stderr, "\n");
 	serve_usage(stderr);
@@ -54,7 +55,8 @@ static int parse_size_opt(const char *name, const char *arg, uint64_t *v)
 {
 	if (parse_size(arg, v) == 0)
 		return 0;
-	fprintf(stderr, "abtool serve: --%s: '%s' is not a size\n", name, arg);
+	fprintf(stderr, "%s serve: --%s: '%s' is not a size\n", prog_name(),
+		name, arg);
 	return -1;
 }
 
@@ -135,23 +137,25 @@ int cmd_serve(int argc, char **argv)
 		return AB_EXIT_FAIL;
 	ret = ublk_dev_create(d, &c, err, sizeof(err));
 	if (ret == -EOPNOTSUPP) {
-		fprintf(stderr, "abtool serve: skip: data path %s: %s\n", c.path, err);
+		fprintf(stderr, "%s serve: skip: data path %s: %s\n",
+			prog_name(), c.path, err);
 		ublk_dev_destroy(d);
 		free(d);
 		return AB_EXIT_SKIP;
 	}
 	if (ret < 0) {
-		fprintf(stderr, "abtool serve: %s\n", err);
+		fprintf(stderr, "%s serve: %s\n", prog_name(), err);
 		ublk_dev_destroy(d);
 		free(d);
 		return AB_EXIT_FAIL;
 	}
-	fprintf(stderr, "abtool serve: /dev/ublkb%d target=%s path=%s size=%llu queues=%u depth=%u\n",
-		d->dev_id, c.target, c.path,
+	fprintf(stderr, "%s serve: /dev/ublkb%d target=%s path=%s size=%llu queues=%u depth=%u\n",
+		prog_name(), d->dev_id, c.target, c.path,
 		(unsigned long long)d->tgt.dev_size, c.nr_queues, c.depth);
 	ret = ublk_dev_run(d, &serve_stop, ready_fd);
 	if (ret < 0)
-		fprintf(stderr, "abtool serve: ublk%d: %s\n", d->dev_id, strerror(-ret));
+		fprintf(stderr, "%s serve: ublk%d: %s\n", prog_name(),
+			d->dev_id, strerror(-ret));
 	ublk_dev_destroy(d);
 	free(d);
 	return ret < 0 ? AB_EXIT_FAIL : AB_EXIT_OK;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-#ifndef ABTOOL_SERVE_H
-#define ABTOOL_SERVE_H
+#ifndef UZC_SRV_SERVE_H
+#define UZC_SRV_SERVE_H
 
 #include "subcmd.h"
 

@@ -11,8 +11,8 @@
  * values come from getrusage (self) or /proc/PID/{stat,task/<tid>/status}
  * instead, and counters_note() says so.
  */
-#ifndef ABTOOL_COUNTERS_H
-#define ABTOOL_COUNTERS_H
+#ifndef UZC_SRV_COUNTERS_H
+#define UZC_SRV_COUNTERS_H
 
 #include <stdbool.h>
 #include <stdint.h>

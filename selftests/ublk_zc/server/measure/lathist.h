@@ -7,8 +7,8 @@
  * 2^LATHIST_MAX_SHIFT ns (~37 min) are resolved; larger ones land in the
  * last bucket (max is still exact).  Adding is O(1), no allocation.
  */
-#ifndef ABTOOL_LATHIST_H
-#define ABTOOL_LATHIST_H
+#ifndef UZC_SRV_LATHIST_H
+#define UZC_SRV_LATHIST_H
 
 #include <stdint.h>
 

@@ -6,8 +6,8 @@
  * to legs; a data path executes the legs.  Adding either is one file
  * plus one table entry (target.c, path.c).
  */
-#ifndef ABTOOL_UBLK_H
-#define ABTOOL_UBLK_H
+#ifndef UZC_SRV_UBLK_H
+#define UZC_SRV_UBLK_H
 
 #include <linux/ublk_cmd.h>
 #include <liburing.h>

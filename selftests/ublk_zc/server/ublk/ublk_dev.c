@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "errmsg.h"
+#include "prog.h"
 #include "target.h"
 
 #define UBLK_STATE_DIR "/run/abtool"
@@ -230,8 +231,8 @@ int ublk_dev_run(struct ublk_dev *d, volatile int *stop, int ready_fd)
 	}
 	while (ret == 0 && !*stop && !queues_failed(d)) {
 		if (queues_ended(d, joined)) {
-			fprintf(stderr, "abtool: ublk%d: stopped from outside\n",
-				d->dev_id);
+			fprintf(stderr, "%s: ublk%d: stopped from outside\n",
+				prog_name(), d->dev_id);
 			break;
 		}
 		nanosleep(&tick, NULL);
@@ -294,8 +295,8 @@ int ublk_cleanup_stale(FILE *log)
 			d.dev_id = dev_id;
 			ublk_ctrl_stop(&d);
 			if (ublk_ctrl_del(&d) == 0 && log)
-				fprintf(log, "abtool: deleted ublk%d of dead daemon %d\n",
-					dev_id, pid);
+				fprintf(log, "%s: deleted ublk%d of dead daemon %d\n",
+					prog_name(), dev_id, pid);
 			ublk_ctrl_close(&d);
 		}
 		unlink(path);

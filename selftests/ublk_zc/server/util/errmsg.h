@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-#ifndef ABTOOL_ERRMSG_H
-#define ABTOOL_ERRMSG_H
+#ifndef UZC_SRV_ERRMSG_H
+#define UZC_SRV_ERRMSG_H
 
 #include <stddef.h>
 

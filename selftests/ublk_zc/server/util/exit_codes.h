@@ -5,8 +5,8 @@
  * server child), so each is defined once and found by name.  The values
  * are part of the interface (abtool(1), docs/abtool.md): never renumber.
  */
-#ifndef ABTOOL_EXIT_CODES_H
-#define ABTOOL_EXIT_CODES_H
+#ifndef UZC_SRV_EXIT_CODES_H
+#define UZC_SRV_EXIT_CODES_H
 
 enum ab_exit {
 	AB_EXIT_OK = 0,

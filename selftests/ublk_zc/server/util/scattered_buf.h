@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-#ifndef ABTOOL_SCATTERED_BUF_H
-#define ABTOOL_SCATTERED_BUF_H
+#ifndef UZC_SRV_SCATTERED_BUF_H
+#define UZC_SRV_SCATTERED_BUF_H
 
 #include <stddef.h>
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-#ifndef ABTOOL_SIZE_H
-#define ABTOOL_SIZE_H
+#ifndef UZC_SRV_SIZE_H
+#define UZC_SRV_SIZE_H
 
 #include <stdint.h>
 

@@ -13,6 +13,7 @@
 #include "errmsg.h"
 #include "exit_codes.h"
 #include "fio.h"
+#include "prog.h"
 
 #define FIO_MAX_ARGS	128
 #define FIO_MAX_PCTS	64
@@ -349,7 +350,7 @@ static pid_t spawn(char **argv, int *out_fd)
 			dup2(devnull, STDIN_FILENO);
 		dup2(pfd[1], STDOUT_FILENO);
 		execvp(argv[0], argv);
-		fprintf(stderr, "abtool: %s: %s\n", argv[0], strerror(errno));
+		fprintf(stderr, "%s: %s: %s\n", prog_name(), argv[0], strerror(errno));
 		_exit(AB_EXIT_NOT_FOUND);
 	}
 	close(pfd[1]);

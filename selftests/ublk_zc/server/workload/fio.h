@@ -7,8 +7,8 @@
  * its first verify failure (error EILSEQ), so verify_errors is then 1 per
  * failed job, not a count of bad blocks.
  */
-#ifndef ABTOOL_FIO_H
-#define ABTOOL_FIO_H
+#ifndef UZC_SRV_FIO_H
+#define UZC_SRV_FIO_H
 
 #include <stddef.h>
 

@@ -5,8 +5,8 @@
  * gives the same numbers on every run, host and kernel variant, which is
  * what makes two workloads identical.
  */
-#ifndef ABTOOL_PRNG_H
-#define ABTOOL_PRNG_H
+#ifndef UZC_SRV_PRNG_H
+#define UZC_SRV_PRNG_H
 
 #include <stddef.h>
 #include <stdint.h>

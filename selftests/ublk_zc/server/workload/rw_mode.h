@@ -4,8 +4,8 @@
  * numbers and booleans.  Sizes ("4k", "64K", "1M", "2G") are parse_size()
  * in size.h.  All return 0 or -EINVAL and never print.
  */
-#ifndef ABTOOL_RW_MODE_H
-#define ABTOOL_RW_MODE_H
+#ifndef UZC_SRV_RW_MODE_H
+#define UZC_SRV_RW_MODE_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -9,8 +9,8 @@
  *   4  crc32c of header 24 generation (>= 1) 36 reserved, 0
  *   8  device offset    28 block length      40 payload...
  */
-#ifndef ABTOOL_VERIFY_H
-#define ABTOOL_VERIFY_H
+#ifndef UZC_SRV_VERIFY_H
+#define UZC_SRV_VERIFY_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "errmsg.h"
+#include "prog.h"
 #include "scattered_buf.h"
 #include "workload.h"
 
@@ -179,8 +180,8 @@ static int dev_open(struct wl_dev *d, const char *path,
 	}
 	if (why)
 		fprintf(stderr,
-			"abtool: %s: O_DIRECT refused (EINVAL at %s); using buffered I/O, results include the page cache\n",
-			path, why);
+			"%s: %s: O_DIRECT refused (EINVAL at %s); using buffered I/O, results include the page cache\n",
+			prog_name(), path, why);
 	return 0;
 out_close:
 	close(d->fd);
@@ -272,9 +273,9 @@ static void warn_layout_once(void)
 	static atomic_flag said = ATOMIC_FLAG_INIT;
 
 	if (!atomic_flag_test_and_set(&said))
-		fprintf(stderr, "abtool: /proc/self/pagemap hides frame numbers "
+		fprintf(stderr, "%s: /proc/self/pagemap hides frame numbers "
 			"(not root?): buffer pages are not scattered, so "
-			"large-block results may vary from run to run\n");
+			"large-block results may vary from run to run\n", prog_name());
 }
 
 /* the slots' buffers and the write pattern, each page its own segment */

@@ -7,8 +7,8 @@
  * sequence of (op, offset) and the same bytes written on every run, which
  * is what lets two kernel variants be compared on identical work.
  */
-#ifndef ABTOOL_WORKLOAD_H
-#define ABTOOL_WORKLOAD_H
+#ifndef UZC_SRV_WORKLOAD_H
+#define UZC_SRV_WORKLOAD_H
 
 #include <stdbool.h>
 #include <stddef.h>

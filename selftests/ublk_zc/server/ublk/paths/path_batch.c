@@ -37,6 +37,7 @@
 #include <unistd.h>
 
 #include "path_common.h"
+#include "prog.h"
 #include "uapi/regbuf.h"
 #include "uapi/upstream.h"
 
@@ -181,8 +182,8 @@ static void rearm_fetch(struct ublk_queue *q, unsigned int i)
 		f->br = NULL;
 		ret = setup_fetch_ring(q, i);
 		if (ret < 0) {
-			fprintf(stderr, "abtool: queue %u: buffer group %u: %s\n",
-				q->q_id, i, strerror(-ret));
+			fprintf(stderr, "%s: queue %u: buffer group %u: %s\n",
+				prog_name(), q->q_id, i, strerror(-ret));
 			q->error = ret;
 			return;
 		}
@@ -303,9 +304,9 @@ static void fetch_cqe(struct ublk_queue *q, unsigned int i,
 		f->off += res;
 		for (k = 0; k < n; k++) {
 			if (tags[k] >= q->depth) {
-				fprintf(stderr, "abtool: queue %u: fetched tag %u "
-					"of a queue of %u\n", q->q_id, tags[k],
-					q->depth);
+				fprintf(stderr, "%s: queue %u: fetched tag %u "
+					"of a queue of %u\n", prog_name(),
+					q->q_id, tags[k], q->depth);
 				q->error = -EPROTO;
 				continue;
 			}
@@ -319,8 +320,8 @@ static void fetch_cqe(struct ublk_queue *q, unsigned int i,
 	if (res == UBLK_IO_RES_ABORT)
 		return;
 	if (res < 0 && res != -ENOBUFS) {
-		fprintf(stderr, "abtool: queue %u: FETCH_IO_CMDS failed: %s\n",
-			q->q_id, strerror(-res));
+		fprintf(stderr, "%s: queue %u: FETCH_IO_CMDS failed: %s\n",
+			prog_name(), q->q_id, strerror(-res));
 		if (!q->error)
 			q->error = res;
 		return;
@@ -346,8 +347,8 @@ static void batch_cmds_cqe(struct ublk_queue *q, const struct io_uring_cqe *cqe)
 	bq->busy &= ~(1U << i);
 	if (cqe->res == want)
 		return;
-	fprintf(stderr, "abtool: queue %u: %s of %u tags: %d\n", q->q_id,
-		which == BATCH_PREP ? "PREP_IO_CMDS" : "COMMIT_IO_CMDS",
+	fprintf(stderr, "%s: queue %u: %s of %u tags: %d\n", prog_name(),
+		q->q_id, which == BATCH_PREP ? "PREP_IO_CMDS" : "COMMIT_IO_CMDS",
 		bq->nr_sent[i], cqe->res);
 	if (!q->error)
 		q->error = cqe->res < 0 ? cqe->res : -EIO;

@@ -36,6 +36,7 @@
 #include <bpf/libbpf.h>
 
 #include "path_common.h"
+#include "prog.h"
 #include "uapi/ublk_bpf.h"
 #include "bpf/ublk_redirect.h"
 /* generated from bpf/ublk_redirect.bpf.c: the object as a C array */
@@ -162,14 +163,14 @@ static int bpf_dev_setup(struct ublk_queue *q, struct bpf_dev *bd)
 
 	ret = bpf_fill_layout(&d->tgt, &bd->layout);
 	if (ret < 0) {
-		fprintf(stderr, "abtool: bpf: no program for target %s\n",
-			d->tgt.ops->name);
+		fprintf(stderr, "%s: bpf: no program for target %s\n",
+			prog_name(), d->tgt.ops->name);
 		return ret;
 	}
 	prog_fd = bpf_load(bd);
 	if (prog_fd < 0) {
-		fprintf(stderr, "abtool: bpf: cannot load the program: %s\n",
-			strerror(-prog_fd));
+		fprintf(stderr, "%s: bpf: cannot load the program: %s\n",
+			prog_name(), strerror(-prog_fd));
 		return prog_fd;
 	}
 	ret = bpf_update_map(bd);
@@ -177,8 +178,8 @@ static int bpf_dev_setup(struct ublk_queue *q, struct bpf_dev *bd)
 		return ret;
 	ret = ublk_ctrl_dev_cmd(d, UBLK_U_CMD_REG_BPF_PROG, prog_fd);
 	if (ret < 0) {
-		fprintf(stderr, "abtool: bpf: UBLK_U_CMD_REG_BPF_PROG: %s\n",
-			strerror(-ret));
+		fprintf(stderr, "%s: bpf: UBLK_U_CMD_REG_BPF_PROG: %s\n",
+			prog_name(), strerror(-ret));
 		return ret;
 	}
 	bd->registered = true;
@@ -215,8 +216,8 @@ static void bpf_dev_teardown(struct ublk_queue *q, struct bpf_dev *bd)
 	if (bd->registered) {
 		ret = ublk_ctrl_dev_cmd(q->dev, UBLK_U_CMD_UNREG_BPF_PROG, 0);
 		if (ret < 0)
-			fprintf(stderr, "abtool: bpf: UBLK_U_CMD_UNREG_BPF_PROG: %s\n",
-				strerror(-ret));
+			fprintf(stderr, "%s: bpf: UBLK_U_CMD_UNREG_BPF_PROG: %s\n",
+				prog_name(), strerror(-ret));
 	}
 	bpf_object__close(bd->obj);
 	free(bd);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "path_common.h"
+#include "prog.h"
 
 /*
  * Map the request on tag to legs through the target.  Returns the
@@ -89,8 +90,8 @@ void path_slot_op_failed(struct ublk_queue *q, unsigned int tag,
 	struct ublk_io *io = &q->ios[tag];
 
 	/* it fails the legs behind it too; its own errno is worth committing */
-	fprintf(stderr, "abtool: queue %u tag %u: %s failed: %s\n",
-		q->q_id, tag, op, strerror(-res));
+	fprintf(stderr, "%s: queue %u tag %u: %s failed: %s\n",
+		prog_name(), q->q_id, tag, op, strerror(-res));
 	if (io->pending && io->res >= 0)
 		io->res = res;
 }

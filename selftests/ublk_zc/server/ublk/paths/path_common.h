@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-#ifndef ABTOOL_PATH_COMMON_H
-#define ABTOOL_PATH_COMMON_H
+#ifndef UZC_SRV_PATH_COMMON_H
+#define UZC_SRV_PATH_COMMON_H
 
 #include "ublk.h"
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-#ifndef ABTOOL_TARGET_H
-#define ABTOOL_TARGET_H
+#ifndef UZC_SRV_TARGET_H
+#define UZC_SRV_TARGET_H
 
 #include "ublk.h"
 

@@ -6,8 +6,8 @@
  * to queue its SQEs, and the user_data the program gives them.  Both
  * sides include this file, so it uses <linux/types.h> only.
  */
-#ifndef ABTOOL_UBLK_REDIRECT_H
-#define ABTOOL_UBLK_REDIRECT_H
+#ifndef UZC_SRV_UBLK_REDIRECT_H
+#define UZC_SRV_UBLK_REDIRECT_H
 
 #include <linux/types.h>
 
