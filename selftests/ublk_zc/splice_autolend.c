@@ -34,6 +34,7 @@
 #define _GNU_SOURCE
 #endif
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -555,6 +556,77 @@ TEST_F_TIMEOUT(held, failed_delivery_leaves_no_reference, 120)
 
 	START_WRITE(&d, &io, buf, 4096, 74, 1 << 20);
 	uzc_serve_held_write(_metadata, &d, &io, buf);
+	EXPECT_EQ(0, uzc_dev_destroy(&d));
+	free(buf);
+	free(ubuf);
+}
+
+/* pread() of tag 0's pages by a task that is not the daemon, until told */
+struct racing_copier {
+	int cdev_fd;
+	int stop;		/* __atomic */
+	long tries, copied;
+};
+
+static void *racing_copy(void *arg)
+{
+	struct racing_copier *c = arg;
+	char page[4096];
+
+	while (!__atomic_load_n(&c->stop, __ATOMIC_ACQUIRE)) {
+		if (pread(c->cdev_fd, page, sizeof(page), uzc_pos(0, 0, 0)) > 0)
+			c->copied++;
+		c->tries++;
+	}
+	return NULL;
+}
+
+/*
+ * Every delivery fails (the command's slot holds a user buffer) while
+ * another task copies the tag's pages with pread() in a loop: no copy
+ * may succeed, since no request is ever handed over.  v2 gave the
+ * request its count before lending and zeroed it on failure, so a copy
+ * (or an off-daemon REGISTER_IO_BUF) could take a reference in between,
+ * reach the pages of a request that then ended, and underflow the count
+ * at its put.  512 KiB writes: the lend walks many bvecs, a wide window.
+ */
+TEST_F_TIMEOUT(held, failed_delivery_races_user_copy, 120)
+{
+	struct racing_copier c = { .stop = 0 };
+	struct uzc_dev d = { .dev_id = -1 };
+	const size_t len = 512 << 10;
+	pthread_t copier;
+	void *ubuf, *buf;
+	struct uzc_io io;
+	int i;
+
+	uzc_auto_buf_slots = SLOTS;
+	uzc_auto_buf_flags = 0;
+	ASSERT_EQ(0, uzc_dev_create(&d, AL_FLAGS, 1, UZC_ZC_MAX_IO,
+				    UZC_ZC_DEV_SIZE, false));
+	ubuf = uzc_xalloc(4096);
+	ASSERT_NE(NULL, ubuf);
+	ASSERT_EQ(1, slot_set(&d.q, 0, ubuf, 4096));
+	c.cdev_fd = d.cdev_fd;
+	ASSERT_EQ(0, pthread_create(&copier, NULL, racing_copy, &c));
+	for (i = 0; i < 200; i++) {
+		START_WRITE(&d, &io, buf, len, i, 0);
+		/* the daemon runs the delivery's task work while it waits */
+		EXPECT_EQ(-EIO, uzc_io_wait(&io));
+		free(buf);
+	}
+	__atomic_store_n(&c.stop, 1, __ATOMIC_RELEASE);
+	ASSERT_EQ(0, pthread_join(copier, NULL));
+	TH_LOG("%ld copies tried during 200 failed deliveries", c.tries);
+	EXPECT_LT(0, c.tries);
+	EXPECT_EQ(0, c.copied);
+	ASSERT_EQ(1, slot_set(&d.q, 0, NULL, 0));
+
+	/* the tag still serves: lent at delivery, emptied by the commit */
+	START_WRITE(&d, &io, buf, 4096, 75, 1 << 20);
+	ASSERT_EQ(0, uzc_want_req(&d, UBLK_IO_OP_WRITE, 4096));
+	ASSERT_EQ(0, uzc_commit(&d, 0, 4096));
+	EXPECT_EQ(4096, uzc_io_wait(&io));
 	EXPECT_EQ(0, uzc_dev_destroy(&d));
 	free(buf);
 	free(ubuf);

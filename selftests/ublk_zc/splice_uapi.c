@@ -1478,6 +1478,66 @@ TEST(no_zero_copy_device)
 	EXPECT_EQ(0, uzc_dev_del(&d));
 }
 
+/*
+ * A loan is checked as read(2) or write(2) of the range would be: a daemon
+ * whose /dev/ublkcN is open O_RDONLY lends a WRITE request's pages (the
+ * ring only reads them) but not a READ request's, which the ring would
+ * write: -EBADF, as pwrite() there.  (O_WRONLY cannot serve at all: the
+ * descriptors are mapped for reading.)
+ */
+TEST(lend_respects_open_mode)
+{
+	const size_t len = 16384;
+	struct uzc_io rd, wr;
+	struct io_uring ring;
+	struct iovec iov;
+	void *rbuf, *wbuf;
+	struct uzc_dev d;
+	int tag;
+
+	ASSERT_EQ(0, uzc_dev_add(&d, ZC_FLAGS, DEPTH, MAX_IO, DEV_SIZE, true));
+	ASSERT_TRUE(d.flags & UZC_F_LEND);
+	d.cdev_read_only = true;
+	ASSERT_EQ(0, uzc_queue_open(&d));
+	ASSERT_EQ(0, uzc_dev_start(&d));
+	ASSERT_EQ(0, io_uring_queue_init(8, &ring, 0));
+	ASSERT_EQ(0, io_uring_register_buffers_sparse(&ring, 2));
+
+	rbuf = uzc_xalloc(len);
+	wbuf = uzc_xalloc(len);
+	ASSERT_NE(NULL, rbuf);
+	ASSERT_NE(NULL, wbuf);
+	iov.iov_base = rbuf;
+	iov.iov_len = len;
+	ASSERT_EQ(0, uzc_io_start(&d, &rd, UZC_READ, &iov, 1, 0));
+	tag = uzc_want_req(&d, UBLK_IO_OP_READ, len);
+	ASSERT_GE(tag, 0);
+	EXPECT_EQ(-1, pwrite(d.cdev_fd, wbuf, len, uzc_pos(0, tag, 0)));
+	EXPECT_EQ(EBADF, errno);
+	EXPECT_EQ(-EBADF, uzc_splice_from(&ring, d.cdev_fd, uzc_pos(0, tag, 0),
+					  len, 0, 0));
+	/* nothing was left behind: the slot is empty, the request unlent */
+	EXPECT_EQ(-ENOENT, uzc_buf_remove(&ring, 0, 0));
+	ASSERT_EQ(0, uzc_commit(&d, tag, -EIO));
+	EXPECT_EQ(-EIO, uzc_io_wait(&rd));
+
+	uzc_fill(wbuf, len, 7);
+	iov.iov_base = wbuf;
+	ASSERT_EQ(0, uzc_io_start(&d, &wr, UZC_WRITE, &iov, 1, 0));
+	tag = uzc_want_req(&d, UBLK_IO_OP_WRITE, len);
+	ASSERT_GE(tag, 0);
+	EXPECT_EQ(len, uzc_splice_from(&ring, d.cdev_fd, uzc_pos(0, tag, 0),
+				       len, 1, 0));
+	EXPECT_EQ(0, uzc_buf_remove(&ring, 1, 0));
+	ASSERT_EQ(0, uzc_commit(&d, tag, len));
+	EXPECT_EQ(len, uzc_io_wait(&wr));
+
+	io_uring_queue_exit(&ring);
+	EXPECT_EQ(0, uzc_dev_destroy(&d));
+	free(rbuf);
+	free(wbuf);
+}
+
 /* the server dies with a buffer installed and a user in flight */
 TEST_F_TIMEOUT(zc, daemon_killed_mid_io, 90)
 {

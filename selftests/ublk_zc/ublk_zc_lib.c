@@ -414,7 +414,8 @@ int uzc_queue_open(struct uzc_dev *d)
 	int ret, tries;
 
 	for (tries = 0; tries < 500; tries++) {
-		d->cdev_fd = open(d->cdev_path, O_RDWR);
+		d->cdev_fd = open(d->cdev_path,
+				  d->cdev_read_only ? O_RDONLY : O_RDWR);
 		if (d->cdev_fd >= 0 || errno != ENOENT)
 			break;
 		usleep(10000);

@@ -46,6 +46,7 @@ struct uzc_dev {
 	struct io_uring ctrl;		/* IORING_SETUP_SQE128, control commands */
 	bool ctrl_ready;
 	int cdev_fd;			/* /dev/ublkcN */
+	bool cdev_read_only;		/* uzc_queue_open(): O_RDONLY, not O_RDWR */
 	unsigned int depth;
 	unsigned int max_io;		/* bytes */
 	unsigned long long dev_size;	/* bytes */
