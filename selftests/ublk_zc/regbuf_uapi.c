@@ -1211,7 +1211,6 @@ static void commit_registered_then_sigkill(struct __test_metadata *_metadata,
 					   unsigned int mode)
 {
 	struct uzc_srv s;
-	bool reaped;
 	int ret;
 
 	ret = uzc_srv_start(&s, flags, 2, fn, mode, 8192);
@@ -1226,11 +1225,7 @@ static void commit_registered_then_sigkill(struct __test_metadata *_metadata,
 	/* committed, still registered: the pages are not back yet */
 	EXPECT_FALSE(uzc_io_done(&s.io, 200));
 	/* a daemon spinning in its exit is freed from outside, and fails */
-	reaped = uzc_kill_reap(s.pid, UZC_DEADLINE_MS);
-	s.pid = 0;
-	EXPECT_TRUE(reaped)
-		TH_LOG("the daemon did not finish its exit within %d ms",
-		       UZC_DEADLINE_MS);
+	uzc_srv_kill_bounded(_metadata, &s);
 	EXPECT_TRUE(uzc_io_done(&s.io, UZC_DEADLINE_MS));
 	if (s.io.done)
 		EXPECT_EQ(8192, uzc_io_wait(&s.io));

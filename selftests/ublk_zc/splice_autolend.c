@@ -563,7 +563,7 @@ TEST_F_TIMEOUT(held, failed_delivery_leaves_no_reference, 120)
 
 /* pread() of tag 0's pages by a task that is not the daemon, until told */
 struct racing_copier {
-	int cdev_fd;
+	struct uzc_dev *d;
 	int stop;		/* __atomic */
 	long tries, copied;
 };
@@ -574,7 +574,7 @@ static void *racing_copy(void *arg)
 	char page[4096];
 
 	while (!__atomic_load_n(&c->stop, __ATOMIC_ACQUIRE)) {
-		if (pread(c->cdev_fd, page, sizeof(page), uzc_pos(0, 0, 0)) > 0)
+		if (uzc_copy_req(c->d, 0, page, sizeof(page)) > 0)
 			c->copied++;
 		c->tries++;
 	}
@@ -607,7 +607,7 @@ TEST_F_TIMEOUT(held, failed_delivery_races_user_copy, 120)
 	ubuf = uzc_xalloc(4096);
 	ASSERT_NE(NULL, ubuf);
 	ASSERT_EQ(1, slot_set(&d.q, 0, ubuf, 4096));
-	c.cdev_fd = d.cdev_fd;
+	c.d = &d;
 	ASSERT_EQ(0, pthread_create(&copier, NULL, racing_copy, &c));
 	for (i = 0; i < 200; i++) {
 		START_WRITE(&d, &io, buf, len, i, 0);
